@@ -1,0 +1,333 @@
+//! The command line: clap definitions, reading inputs, and running one command end to end.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::load::MAX_SPEC_BYTES;
+use crate::pipeline::{self, Checked};
+use crate::report::{self, FileReport, Totals, human};
+use crate::rules;
+use crate::schema;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Plan, lint and render hybrid Linux + Windows Kubernetes clusters on flannel.
+#[derive(Debug, Parser)]
+#[command(name = "hybridgen", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Lint cluster specs and print their resolved IP plan.
+    #[command(
+        after_help = "Examples:\n  hybridgen plan examples/kubeadm-vxlan-windows.yaml\n  hybridgen plan --format sarif clusters/*.yaml > hybridgen.sarif\n  cat spec.yaml | hybridgen plan - --stdin-filename clusters/spec.yaml"
+    )]
+    Plan(PlanArgs),
+    /// Explain a rule: what it checks, why, and how to fix it.
+    #[command(
+        after_help = "Examples:\n  hybridgen explain HG201\n  hybridgen explain --all > rules.md"
+    )]
+    Explain {
+        /// The rule code, e.g. HG201.
+        #[arg(required_unless_present = "all")]
+        code: Option<String>,
+        /// Explain every rule, as one Markdown document.
+        #[arg(long, conflicts_with = "code")]
+        all: bool,
+    },
+    /// Print the JSON Schema of the cluster spec.
+    #[command(after_help = "Example:\n  hybridgen schema > hybridgen.schema.json")]
+    Schema,
+    /// Write a commented starter spec (and its JSON Schema beside it, for editors).
+    #[command(after_help = "Example:\n  hybridgen init clusters/demo.yaml")]
+    Init {
+        /// Where to write the spec; an existing file is never overwritten.
+        #[arg(default_value = "hybridgen.yaml")]
+        path: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+struct PlanArgs {
+    /// Spec files to check; `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// The file name to report for standard input.
+    #[arg(long, value_name = "NAME")]
+    stdin_filename: Option<String>,
+    /// Treat findings of this rule as errors (repeatable).
+    #[arg(long, value_name = "CODE")]
+    deny: Vec<String>,
+    /// Treat findings of this rule as warnings (repeatable).
+    #[arg(long, value_name = "CODE")]
+    warn: Vec<String>,
+    /// Do not report this rule (repeatable).
+    #[arg(long, value_name = "CODE")]
+    allow: Vec<String>,
+    /// Treat every warning as an error.
+    #[arg(long)]
+    deny_warnings: bool,
+    /// Print the findings only, not the plan.
+    #[arg(short, long)]
+    quiet: bool,
+    /// When to colour the human output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// How a run ended: exit 0, 1 or 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// No error findings.
+    Clean,
+    /// At least one error finding.
+    Errors,
+    /// A usage error, or a file that could not be read.
+    Unusable,
+}
+
+pub fn run(cli: Cli) -> Outcome {
+    match cli.command {
+        Command::Plan(args) => plan(args),
+        Command::Explain { code, all } => explain(code.as_deref(), all),
+        Command::Schema => emit(&schema::generate_text(), Outcome::Clean),
+        Command::Init { path } => init(&path),
+    }
+}
+
+/// Writes to standard output; a reader that went away (`| head`) is not an error.
+fn emit(text: &str, outcome: Outcome) -> Outcome {
+    let mut stdout = io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(error) if error.kind() != io::ErrorKind::BrokenPipe => {
+            let _ = writeln!(io::stderr(), "error: cannot write output: {error}");
+            Outcome::Unusable
+        }
+        _ => outcome,
+    }
+}
+
+fn complain(message: &str) {
+    let _ = writeln!(io::stderr(), "error: {message}");
+}
+
+/// Severity changes requested on the command line, applied in this order: allow, warn, deny,
+/// deny-warnings.
+struct Overrides {
+    allow: Vec<&'static str>,
+    warn: Vec<&'static str>,
+    deny: Vec<&'static str>,
+    deny_warnings: bool,
+}
+
+impl Overrides {
+    fn from_args(args: &PlanArgs) -> Result<Self, String> {
+        let codes = |given: &[String]| -> Result<Vec<&'static str>, String> {
+            given
+                .iter()
+                .map(|code| {
+                    rules::find(code).map(|rule| rule.code).ok_or_else(|| {
+                        format!("unknown rule `{code}`; `hybridgen explain --all` lists the rules")
+                    })
+                })
+                .collect()
+        };
+        Ok(Self {
+            allow: codes(&args.allow)?,
+            warn: codes(&args.warn)?,
+            deny: codes(&args.deny)?,
+            deny_warnings: args.deny_warnings,
+        })
+    }
+
+    fn apply(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        diagnostics
+            .into_iter()
+            .filter(|diagnostic| !self.allow.contains(&diagnostic.code()))
+            .map(|mut diagnostic| {
+                if self.warn.contains(&diagnostic.code()) {
+                    diagnostic.severity = Severity::Warning;
+                }
+                if self.deny.contains(&diagnostic.code())
+                    || (self.deny_warnings && diagnostic.severity == Severity::Warning)
+                {
+                    diagnostic.severity = Severity::Error;
+                }
+                diagnostic
+            })
+            .collect()
+    }
+}
+
+/// Reads one input, at most one byte past the size limit so that the loader can refuse it.
+fn read_input(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let limit = MAX_SPEC_BYTES as u64 + 1;
+    if path == Path::new("-") {
+        io::stdin().lock().take(limit).read_to_end(&mut bytes)?;
+    } else {
+        std::fs::File::open(path)?
+            .take(limit)
+            .read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
+}
+
+fn plan(args: PlanArgs) -> Outcome {
+    let overrides = match Overrides::from_args(&args) {
+        Ok(overrides) => overrides,
+        Err(message) => {
+            complain(&message);
+            return Outcome::Unusable;
+        }
+    };
+    let mut unreadable = false;
+    let mut checked: Vec<(Checked, Vec<Diagnostic>)> = Vec::new();
+    for path in &args.files {
+        let name = if path == Path::new("-") {
+            args.stdin_filename
+                .clone()
+                .unwrap_or_else(|| "<stdin>".into())
+        } else {
+            path.display().to_string()
+        };
+        match read_input(path) {
+            Ok(bytes) => {
+                let file = pipeline::check(&name, &bytes);
+                let diagnostics = overrides.apply(file.diagnostics.clone());
+                checked.push((file, diagnostics));
+            }
+            Err(error) => {
+                complain(&format!("cannot read `{name}`: {error}"));
+                unreadable = true;
+            }
+        }
+    }
+    let reports: Vec<FileReport> = checked
+        .iter()
+        .map(|(file, diagnostics)| FileReport::new(file, diagnostics))
+        .collect();
+    let text = match args.format {
+        Format::Human => human::render(&reports, human_style(args.color, args.quiet)),
+        Format::Json => report::json::render(&reports),
+        Format::Sarif => report::sarif::render(&reports),
+        Format::Github => report::github::render(&reports),
+    };
+    let totals = Totals::of(&reports);
+    let outcome = if unreadable {
+        Outcome::Unusable
+    } else if totals.errors > 0 {
+        Outcome::Errors
+    } else {
+        Outcome::Clean
+    };
+    emit(&text, outcome)
+}
+
+fn human_style(choice: ColorChoice, quiet: bool) -> human::Style {
+    let terminal = io::stdout().is_terminal();
+    let env_says_no = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty())
+        || std::env::var_os("TERM").is_some_and(|term| term == "dumb");
+    let color = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && !env_says_no,
+    };
+    let width = if terminal {
+        terminal_size::terminal_size().map_or(100, |(width, _)| usize::from(width.0))
+    } else {
+        100
+    };
+    human::Style {
+        color,
+        width,
+        show_plan: !quiet,
+    }
+}
+
+fn explain(code: Option<&str>, all: bool) -> Outcome {
+    if all {
+        let mut text = String::from("# hybridgen rules\n\n");
+        for rule in rules::ALL {
+            text.push_str(&rule.explain_markdown());
+            text.push('\n');
+        }
+        return emit(&text, Outcome::Clean);
+    }
+    match code.and_then(rules::find) {
+        Some(rule) => emit(&rule.explain_markdown(), Outcome::Clean),
+        None => {
+            complain(&format!(
+                "unknown rule `{}`; `hybridgen explain --all` lists the rules",
+                code.unwrap_or_default()
+            ));
+            Outcome::Unusable
+        }
+    }
+}
+
+/// The starter spec `init` writes: the three-node topology of the Rancher guide.
+pub const STARTER_SPEC: &str = include_str!("../templates/starter.yaml");
+const SCHEMA_FILE: &str = "hybridgen.schema.json";
+
+fn init(path: &Path) -> Outcome {
+    if let Err(error) = write_new(path, STARTER_SPEC) {
+        complain(&format!("cannot write `{}`: {error}", path.display()));
+        return Outcome::Unusable;
+    }
+    let schema_path = path.with_file_name(SCHEMA_FILE);
+    let schema_note = match write_new(&schema_path, &schema::generate_text()) {
+        Ok(()) => format!("wrote {}\n", schema_path.display()),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            format!("kept the existing {}\n", schema_path.display())
+        }
+        Err(error) => {
+            complain(&format!(
+                "cannot write `{}`: {error}",
+                schema_path.display()
+            ));
+            return Outcome::Unusable;
+        }
+    };
+    emit(
+        &format!(
+            "wrote {}\n{schema_note}next: edit it, then run `hybridgen plan {}`\n",
+            path.display(),
+            path.display()
+        ),
+        Outcome::Clean,
+    )
+}
+
+/// Creates a file that must not exist yet, so that no user file is ever overwritten.
+fn write_new(path: &Path, contents: &str) -> io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(contents.as_bytes())?;
+    file.sync_all()
+}

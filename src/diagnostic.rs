@@ -1,0 +1,119 @@
+//! The one finding type shared by the loader, the schema check, the rules and every report format.
+
+use crate::rules::Rule;
+use std::ops::Range;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// Where a finding is. Rules speak in JSON Pointers; only the loader knows raw byte spans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// The value at a JSON Pointer (`/nodes/3/podCidr`).
+    Value(String),
+    /// The key of the member at a JSON Pointer: used for unknown keys and misplaced blocks.
+    Key(String),
+    /// A byte range in the file, for problems that have no pointer (YAML syntax).
+    Bytes(Range<usize>),
+}
+
+impl Location {
+    /// The JSON Pointer, or the empty pointer (the whole document) for raw byte locations.
+    pub fn pointer(&self) -> &str {
+        match self {
+            Location::Value(pointer) | Location::Key(pointer) => pointer,
+            Location::Bytes(_) => "",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub location: Location,
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    pub rule: &'static Rule,
+    pub severity: Severity,
+    pub message: String,
+    pub primary: Label,
+    pub secondary: Vec<Label>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(rule: &'static Rule, location: Location, message: impl Into<String>) -> Self {
+        Self {
+            rule,
+            severity: rule.severity,
+            message: message.into(),
+            primary: Label {
+                location,
+                text: String::new(),
+            },
+            secondary: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn label(mut self, text: impl Into<String>) -> Self {
+        self.primary.text = text.into();
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Points at the other side of a conflict ("overlaps `clusterCidr` declared here").
+    pub fn related(mut self, location: Location, text: impl Into<String>) -> Self {
+        self.secondary.push(Label {
+            location,
+            text: text.into(),
+        });
+        self
+    }
+
+    /// Sets the help unless the finding already has one.
+    pub fn help_or(mut self, help: impl Into<String>) -> Self {
+        if self.help.is_none() {
+            self.help = Some(help.into());
+        }
+        self
+    }
+
+    /// Marks the warning variant of a rule whose default severity is error.
+    pub fn warning(mut self) -> Self {
+        self.severity = Severity::Warning;
+        self
+    }
+
+    pub fn code(&self) -> &'static str {
+        self.rule.code
+    }
+}
+
+/// A JSON Pointer to the value at `pointer`.
+pub fn value(pointer: impl Into<String>) -> Location {
+    Location::Value(pointer.into())
+}
+
+/// A JSON Pointer to the key of the member at `pointer`.
+pub fn key(pointer: impl Into<String>) -> Location {
+    Location::Key(pointer.into())
+}

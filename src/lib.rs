@@ -1,0 +1,15 @@
+//! hybridgen: plan, lint and render hybrid Linux + Windows Kubernetes clusters on flannel.
+//!
+//! The pipeline: `load` (YAML → JSON value + spans) → `schema` (HG002) → `spec` (typed) →
+//! `plan` (addresses, subnets, routes) → `rules` (findings) → `report` (human, json, sarif, github).
+
+pub mod cli;
+pub mod diagnostic;
+pub mod load;
+pub mod pipeline;
+pub mod plan;
+pub mod report;
+pub mod rules;
+pub mod schema;
+pub mod source;
+pub mod spec;

@@ -1,0 +1,205 @@
+//! YAML text → a JSON value plus an index from JSON Pointer to source span. The only module that
+//! knows YAML: serde_yaml reads the data, and the span pass (`span_index`) runs first so that
+//! hostile or needlessly complex input never reaches it.
+
+mod span_index;
+
+pub use span_index::{SpanIndex, escape as escape_pointer_token};
+
+use crate::source::SourceFile;
+use std::ops::Range;
+
+/// Largest spec accepted: 32 MiB holds a 65,536-node spec with room to spare, and bounds the memory
+/// and time a hostile file can cost.
+pub const MAX_SPEC_BYTES: usize = 32 * 1024 * 1024;
+
+/// A loaded spec: the data as JSON, and where each part of it stands in the file.
+#[derive(Debug)]
+pub struct Document {
+    pub value: serde_json::Value,
+    pub spans: SpanIndex,
+}
+
+/// Why a file is not loadable YAML, at a byte span of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    pub span: Range<usize>,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl LoadError {
+    fn new(span: Range<usize>, message: impl Into<String>) -> Self {
+        Self {
+            span,
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+/// Decodes the raw bytes of a file. The text is always returned (lossily decoded when it is not
+/// UTF-8) so that errors can be shown in context.
+pub fn decode(name: &str, bytes: &[u8]) -> (SourceFile, Result<(), LoadError>) {
+    let check = if bytes.len() > MAX_SPEC_BYTES {
+        Err(LoadError::new(
+            0..0,
+            format!(
+                "the file is larger than the {} MiB limit for a spec",
+                MAX_SPEC_BYTES >> 20
+            ),
+        )
+        .help("split the cluster into smaller specs, or check that this is the right file"))
+    } else {
+        std::str::from_utf8(bytes).map(|_| ()).map_err(|error| {
+            let at = error.valid_up_to();
+            LoadError::new(at..at + 1, "the file is not valid UTF-8")
+                .help("save the file as UTF-8 text")
+        })
+    };
+    let shown = &bytes[..bytes.len().min(MAX_SPEC_BYTES)];
+    let text = String::from_utf8_lossy(shown).into_owned();
+    (SourceFile::new(name, text), check)
+}
+
+/// Parses the text of a decoded file into a document.
+pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
+    let text = source.text();
+    // A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
+    let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let body = &text[base..];
+    let spans = span_index::build(body, base)?;
+    let value = if spans.value_span("").is_none() {
+        serde_json::Value::Null
+    } else {
+        serde_yaml::from_str(body).map_err(|error| {
+            let at = error.location().map_or(0, |location| location.index()) + base;
+            LoadError::new(at..at, yaml_message(&error))
+        })?
+    };
+    Ok(Document { value, spans })
+}
+
+/// serde_yaml appends " at line L column C" to its messages; the report shows the place itself.
+fn yaml_message(error: &serde_yaml::Error) -> String {
+    let message = error.to_string();
+    match message.find(" at line ") {
+        Some(cut) => message[..cut].to_string(),
+        None => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> Result<Document, LoadError> {
+        load(&SourceFile::new("t.yaml", text))
+    }
+
+    fn span_text<'a>(text: &'a str, span: Range<usize>) -> &'a str {
+        &text[span]
+    }
+
+    #[test]
+    fn pointers_resolve_to_exact_value_and_key_spans() {
+        let text = "# é comment with non-ASCII\r\nnodes:\r\n  - name: \"ä-0\"\r\n    podCidr: 10.244.1.0/24\r\n";
+        let document = load_text(text).unwrap();
+        let value = document.spans.value_span("/nodes/0/podCidr").unwrap();
+        assert_eq!(span_text(text, value), "10.244.1.0/24");
+        let key = document.spans.key_span("/nodes/0/podCidr").unwrap();
+        assert_eq!(span_text(text, key), "podCidr");
+        let quoted = document.spans.value_span("/nodes/0/name").unwrap();
+        assert_eq!(span_text(text, quoted), "\"ä-0\"");
+    }
+
+    #[test]
+    fn collection_spans_cover_their_children() {
+        let text = "a:\n  b: [1, 2]\n  c:\n    d: x\nz: 1\n";
+        let document = load_text(text).unwrap();
+        assert_eq!(
+            span_text(text, document.spans.value_span("/a/b").unwrap()),
+            "[1, 2]"
+        );
+        assert_eq!(
+            span_text(text, document.spans.value_span("/a/c").unwrap()),
+            "d: x"
+        );
+        assert_eq!(
+            span_text(text, document.spans.value_span("/a/b/1").unwrap()),
+            "2"
+        );
+    }
+
+    #[test]
+    fn escaped_pointer_tokens_resolve() {
+        let text = "\"we/ird~key\": 1\n";
+        let document = load_text(text).unwrap();
+        assert_eq!(
+            span_text(text, document.spans.value_span("/we~1ird~0key").unwrap()),
+            "1"
+        );
+    }
+
+    #[test]
+    fn missing_paths_fall_back_to_the_nearest_ancestor_only_on_request() {
+        let text = "a:\n  b: 1\n";
+        let document = load_text(text).unwrap();
+        assert_eq!(document.spans.value_span("/a/x"), None);
+        assert_eq!(span_text(text, document.spans.nearest_span("/a/x")), "b: 1");
+    }
+
+    #[test]
+    fn a_byte_order_mark_keeps_spans_in_file_bytes() {
+        let text = "\u{feff}a: 1\n";
+        let document = load_text(text).unwrap();
+        assert_eq!(
+            span_text(text, document.spans.value_span("/a").unwrap()),
+            "1"
+        );
+        assert_eq!(document.value["a"], 1);
+    }
+
+    #[test]
+    fn duplicate_keys_point_at_the_second_key() {
+        let text = "a: 1\nb: 2\na: 3\n";
+        let error = load_text(text).unwrap_err();
+        assert_eq!(error.message, "duplicate key `a`");
+        assert_eq!(error.span, 10..11);
+    }
+
+    #[test]
+    fn anchors_aliases_tags_and_extra_documents_are_rejected() {
+        for (text, expected) in [
+            ("a: &x 1\nb: 2\n", "anchors"),
+            ("a: 1\nb: *x\n", "alias"),
+            ("a: !!str 1\n", "tags"),
+            ("a: 1\n---\nb: 2\n", "more than one"),
+        ] {
+            let error = load_text(text).unwrap_err();
+            assert!(
+                error.message.contains(expected),
+                "{text:?}: {}",
+                error.message
+            );
+        }
+    }
+
+    #[test]
+    fn deep_nesting_stops_at_the_limit() {
+        let text = "[".repeat(100_000);
+        let error = load_text(&text).unwrap_err();
+        assert!(error.message.contains("nests deeper"), "{}", error.message);
+    }
+
+    #[test]
+    fn non_utf8_bytes_are_reported_where_they_start() {
+        let (_, check) = decode("t.yaml", b"a: 1\nb: \xff\n");
+        assert_eq!(check.unwrap_err().span, 8..9);
+    }
+}

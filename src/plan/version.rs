@@ -1,0 +1,229 @@
+//! Version numbers the rules compare: Kubernetes and flannel releases, Windows builds, and the
+//! Windows build a container image tag names.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// A `MAJOR.MINOR.PATCH` release, with an optional leading `v` and pre-release suffix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Release {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl Release {
+    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
+        Self {
+            major,
+            minor,
+            patch,
+        }
+    }
+
+    /// Parses `1.16.2`, `v1.16.2` or `v0.14.0-rc1` (the suffix is ignored for comparisons).
+    pub fn parse(text: &str) -> Option<Self> {
+        let core = text.strip_prefix('v').unwrap_or(text);
+        let core = core.split_once(['-', '+']).map_or(core, |(core, _)| core);
+        let mut parts = core.split('.').map(|part| {
+            let canonical = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+            canonical.then(|| part.parse::<u32>().ok()).flatten()
+        });
+        let release = Self::new(parts.next()??, parts.next()??, parts.next()??);
+        parts.next().is_none().then_some(release)
+    }
+
+    /// Whether this is `major.minor` or later.
+    pub fn at_least(&self, major: u32, minor: u32) -> bool {
+        (self.major, self.minor) >= (major, minor)
+    }
+}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// A Windows build: `10.0.17763.379`, `17763.379`, `10.0.17763` or `17763`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WindowsBuild {
+    pub build: u32,
+    /// The update revision (`.379`), when written.
+    pub revision: Option<u32>,
+}
+
+impl WindowsBuild {
+    pub fn parse(text: &str) -> Option<Self> {
+        let rest = text.strip_prefix("10.0.").unwrap_or(text);
+        let (build, revision) = match rest.split_once('.') {
+            Some((build, revision)) => (build, Some(revision)),
+            None => (rest, None),
+        };
+        let number = |part: &str| {
+            (!part.is_empty() && part.len() <= 9 && part.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| part.parse::<u32>().ok())
+                .flatten()
+        };
+        let build = number(build).filter(|build| *build >= 10_000)?;
+        let revision = match revision {
+            Some(revision) => Some(number(revision)?),
+            None => None,
+        };
+        Some(Self { build, revision })
+    }
+
+    /// The marketing name of a build, for messages.
+    pub fn name(&self) -> &'static str {
+        match self.build {
+            14393 => "Windows Server 2016 (1607)",
+            16299 => "Windows Server 1709",
+            17134 => "Windows Server 1803",
+            17763 => "Windows Server 2019 (1809)",
+            18362 => "Windows Server 1903",
+            18363 => "Windows Server 1909",
+            19041 => "Windows Server 2004",
+            19042 => "Windows Server 20H2",
+            20348 => "Windows Server 2022",
+            25398 => "Windows Server 23H2",
+            26100 => "Windows Server 2025",
+            _ => "an unlisted Windows build",
+        }
+    }
+}
+
+impl fmt::Display for WindowsBuild {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.revision {
+            Some(revision) => write!(f, "10.0.{}.{revision}", self.build),
+            None => write!(f, "10.0.{}", self.build),
+        }
+    }
+}
+
+impl PartialOrd for WindowsBuild {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for WindowsBuild {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.build, self.revision.unwrap_or(0)).cmp(&(other.build, other.revision.unwrap_or(0)))
+    }
+}
+
+/// The container tag that names each build (hcsshim `osversion`, Microsoft's image tags).
+const BUILD_TAGS: &[(&str, u32)] = &[
+    ("ltsc2016", 14393),
+    ("1607", 14393),
+    ("1709", 16299),
+    ("1803", 17134),
+    ("1809", 17763),
+    ("ltsc2019", 17763),
+    ("1903", 18362),
+    ("1909", 18363),
+    ("2004", 19041),
+    ("20h2", 19042),
+    ("ltsc2022", 20348),
+    ("ltsc2025", 26100),
+];
+
+/// The Windows build an image's tag names (`nanoserver:1809`, `servercore:ltsc2022`,
+/// `servercore:10.0.17763.437`, `nanoserver:1809-KB4493509`), or `None` when the tag does not say
+/// (multi-arch manifests such as `registry.k8s.io/pause:3.9` pick the build themselves).
+pub fn image_build(image: &str) -> Option<u32> {
+    let tag = image_tag(image)?;
+    let lower = tag.to_ascii_lowercase();
+    if let Some(build) = WindowsBuild::parse(&lower).filter(|_| lower.starts_with("10.0.")) {
+        return Some(build.build);
+    }
+    let head = lower.split(['-', '_']).next().unwrap_or(&lower);
+    BUILD_TAGS
+        .iter()
+        .find(|(name, _)| *name == head)
+        .map(|(_, build)| *build)
+        .or_else(|| legacy_pause_build(image, &lower))
+}
+
+/// Microsoft's pre-multi-arch pause images were built on Windows Server 2019 only.
+fn legacy_pause_build(image: &str, tag: &str) -> Option<u32> {
+    let legacy =
+        image.starts_with("mcr.microsoft.com/k8s/core/pause:") && matches!(tag, "1.0.0" | "1.2.0");
+    legacy.then_some(17763)
+}
+
+fn image_tag(image: &str) -> Option<&str> {
+    let name = image.rsplit('/').next()?;
+    let name = name.split('@').next()?;
+    name.split_once(':').map(|(_, tag)| tag)
+}
+
+/// Whether a container image built for `image_build` runs process-isolated on a `host_build` host:
+/// equal builds, or from Windows Server 2022 on, an image of the previous LTSC up to the host's
+/// own build (hcsshim `CheckHostAndContainerCompat`).
+pub fn image_runs_on(image_build: u32, host_build: u32) -> bool {
+    if host_build < 20348 {
+        image_build == host_build
+    } else {
+        (20348..=host_build).contains(&image_build)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn releases_parse_with_or_without_v() {
+        assert_eq!(Release::parse("v1.16.2"), Some(Release::new(1, 16, 2)));
+        assert_eq!(Release::parse("0.14.0-rc1"), Some(Release::new(0, 14, 0)));
+        assert_eq!(Release::parse("1.16"), None);
+        assert_eq!(Release::parse("1.16.2.1"), None);
+        assert_eq!(Release::parse("latest"), None);
+    }
+
+    #[test]
+    fn windows_builds_parse_in_both_spellings() {
+        let full = WindowsBuild::parse("10.0.17763.379").unwrap();
+        assert_eq!((full.build, full.revision), (17763, Some(379)));
+        assert_eq!(WindowsBuild::parse("17763.379"), Some(full));
+        assert_eq!(WindowsBuild::parse("17763").unwrap().revision, None);
+        assert_eq!(WindowsBuild::parse("1809"), None);
+        assert_eq!(WindowsBuild::parse("10.0.x"), None);
+    }
+
+    #[test]
+    fn image_tags_name_their_build() {
+        assert_eq!(
+            image_build("mcr.microsoft.com/windows/nanoserver:1809"),
+            Some(17763)
+        );
+        assert_eq!(
+            image_build("mcr.microsoft.com/windows/servercore:ltsc2022"),
+            Some(20348)
+        );
+        assert_eq!(
+            image_build("mcr.microsoft.com/windows/servercore:10.0.17763.437"),
+            Some(17763)
+        );
+        assert_eq!(
+            image_build("mcr.microsoft.com/windows/nanoserver:1809-KB4493509"),
+            Some(17763)
+        );
+        assert_eq!(
+            image_build("mcr.microsoft.com/k8s/core/pause:1.2.0"),
+            Some(17763)
+        );
+        assert_eq!(image_build("registry.k8s.io/pause:3.9"), None);
+        assert_eq!(image_build("localhost:5000/pause"), None);
+    }
+
+    #[test]
+    fn ltsc2022_images_run_on_windows_server_2025_only_upwards() {
+        assert!(image_runs_on(20348, 26100));
+        assert!(!image_runs_on(26100, 20348));
+        assert!(!image_runs_on(17763, 20348));
+        assert!(image_runs_on(17763, 17763));
+    }
+}

@@ -1,0 +1,142 @@
+//! Turning findings into output: spans resolved from JSON Pointers to lines and columns, findings
+//! sorted, and one module per format. Nothing here decides what is wrong.
+
+pub mod github;
+pub mod human;
+pub mod json;
+pub mod sarif;
+
+use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::pipeline::Checked;
+use crate::source::{Position, SourceFile};
+use std::ops::Range;
+
+/// A finding with its place in the file worked out.
+pub struct Located<'a> {
+    pub diagnostic: &'a Diagnostic,
+    pub primary: Place,
+    pub secondary: Vec<(Place, &'a str)>,
+}
+
+/// A byte span with its 1-based start and (exclusive) end positions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    pub pointer: String,
+    pub span: Range<usize>,
+    pub start: Position,
+    pub end: Position,
+}
+
+/// One checked file with its findings located and sorted by line, column and code.
+pub struct FileReport<'a> {
+    pub checked: &'a Checked,
+    pub findings: Vec<Located<'a>>,
+}
+
+impl<'a> FileReport<'a> {
+    pub fn new(checked: &'a Checked, diagnostics: &'a [Diagnostic]) -> Self {
+        let mut findings: Vec<Located<'a>> = diagnostics
+            .iter()
+            .map(|diagnostic| Located {
+                diagnostic,
+                primary: place(checked, &diagnostic.primary.location),
+                secondary: diagnostic
+                    .secondary
+                    .iter()
+                    .map(|label| (place(checked, &label.location), label.text.as_str()))
+                    .collect(),
+            })
+            .collect();
+        findings.sort_by(|a, b| {
+            (a.primary.start, a.diagnostic.code(), &a.diagnostic.message).cmp(&(
+                b.primary.start,
+                b.diagnostic.code(),
+                &b.diagnostic.message,
+            ))
+        });
+        Self { checked, findings }
+    }
+
+    pub fn name(&self) -> &str {
+        self.checked.source.name()
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|finding| finding.diagnostic.severity == severity)
+            .count()
+    }
+}
+
+/// Resolves a location to the exact span when the path exists, else to its nearest ancestor.
+fn place(checked: &Checked, location: &Location) -> Place {
+    let source = &checked.source;
+    let spans = checked.document.as_ref().map(|document| &document.spans);
+    let span = match (location, spans) {
+        (Location::Bytes(span), _) => span.clone(),
+        (Location::Key(pointer), Some(spans)) => spans
+            .key_span(pointer)
+            .unwrap_or_else(|| spans.nearest_span(pointer)),
+        (Location::Value(pointer), Some(spans)) => spans.nearest_span(pointer),
+        (_, None) => 0..0,
+    };
+    let span = visible(source, span);
+    Place {
+        pointer: location.pointer().to_string(),
+        start: source.position(span.start),
+        end: source.position(span.end),
+        span,
+    }
+}
+
+/// An empty span widened to the character it stands on, so that every report can underline it.
+fn visible(source: &SourceFile, span: Range<usize>) -> Range<usize> {
+    let text = source.text();
+    let start = span.start.min(text.len());
+    let end = span.end.clamp(start, text.len());
+    if start < end {
+        return start..end;
+    }
+    match text[start..].chars().next() {
+        Some(c) if c != '\n' && c != '\r' => start..start + c.len_utf8(),
+        _ => start..start,
+    }
+}
+
+/// Totals over every file of a run.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    pub files: usize,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl Totals {
+    pub fn of(reports: &[FileReport]) -> Self {
+        Self {
+            files: reports.len(),
+            errors: reports.iter().map(|r| r.count(Severity::Error)).sum(),
+            warnings: reports.iter().map(|r| r.count(Severity::Warning)).sum(),
+        }
+    }
+
+    pub fn summary(&self) -> String {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let files = plural(self.files, "file");
+        if self.errors == 0 && self.warnings == 0 {
+            format!("{files} checked: no problems found")
+        } else {
+            format!(
+                "{files} checked: {}, {}",
+                plural(self.errors, "error"),
+                plural(self.warnings, "warning")
+            )
+        }
+    }
+}
+
+/// A stable link to a rule's section of the rules reference.
+pub fn rule_url(code: &str) -> String {
+    format!("docs/rules.md#{}", code.to_ascii_lowercase())
+}

@@ -1,0 +1,110 @@
+//! `--format sarif`: SARIF 2.1.0 for GitHub code scanning. Every rule is listed once, in code
+//! order; results refer to them by id and index.
+
+use super::{FileReport, Place, rule_url};
+use crate::diagnostic::Severity;
+use crate::rules::ALL;
+use serde_json::{Value, json};
+
+pub fn render(reports: &[FileReport]) -> String {
+    let rules: Vec<Value> = ALL
+        .iter()
+        .map(|rule| {
+            json!({
+                "id": rule.code,
+                "name": rule.name,
+                "shortDescription": {"text": rule.name.replace('-', " ")},
+                "fullDescription": {"text": first_paragraph(rule.explain)},
+                "help": {"text": rule.explain_markdown(), "markdown": rule.explain_markdown()},
+                "helpUri": rule_url(rule.code),
+                "defaultConfiguration": {"level": level(rule.severity)},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = reports
+        .iter()
+        .flat_map(|report| {
+            report.findings.iter().map(move |finding| {
+                let diagnostic = finding.diagnostic;
+                let rule_index = ALL
+                    .iter()
+                    .position(|rule| rule.code == diagnostic.rule.code);
+                let mut text = diagnostic.message.clone();
+                if let Some(help) = &diagnostic.help {
+                    text.push_str("\nhelp: ");
+                    text.push_str(help);
+                }
+                let related: Vec<Value> = finding
+                    .secondary
+                    .iter()
+                    .enumerate()
+                    .map(|(id, (place, message))| {
+                        let mut location = location(report.name(), place);
+                        location["id"] = json!(id);
+                        location["message"] = json!({"text": message});
+                        location
+                    })
+                    .collect();
+                let mut result = json!({
+                    "ruleId": diagnostic.rule.code,
+                    "ruleIndex": rule_index,
+                    "level": level(diagnostic.severity),
+                    "message": {"text": text},
+                    "locations": [location(report.name(), &finding.primary)],
+                });
+                if !related.is_empty() {
+                    result["relatedLocations"] = json!(related);
+                }
+                result
+            })
+        })
+        .collect();
+    let document = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "hybridgen",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+fn location(file: &str, place: &Place) -> Value {
+    json!({
+        "physicalLocation": {
+            "artifactLocation": {"uri": file},
+            "region": {
+                "startLine": place.start.line,
+                "startColumn": place.start.column,
+                "endLine": place.end.line,
+                "endColumn": place.end.column.max(place.start.column),
+            },
+        },
+    })
+}
+
+/// The "What it checks" paragraph of a rule's explain text, on one line.
+fn first_paragraph(explain: &str) -> String {
+    explain
+        .lines()
+        .map(str::trim)
+        .skip_while(|line| line.starts_with('#') || line.is_empty())
+        .take_while(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}

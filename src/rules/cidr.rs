@@ -1,0 +1,952 @@
+//! HG1xx: the address plan — Service, cluster and host networks, DNS address, node subnets.
+
+use super::{Context, declare_rules, node_pointer};
+use crate::diagnostic::{Diagnostic, key, value};
+use crate::plan::address::{nth, overlaps, size};
+use crate::plan::subnets::overlapping_pairs;
+use crate::plan::{DNS_SERVICE_INDEX, Plan};
+use crate::spec::Os;
+use ipnet::Ipv4Net;
+use std::net::Ipv4Addr;
+
+declare_rules! {
+    /// ### What it checks
+    /// That `serviceCidr` and `clusterCidr` share no address (neither contains the other, and they
+    /// are not equal).
+    ///
+    /// ### Why it matters
+    /// A pod and a Service with the same address break DNS and Service routing. Pinned node subnets
+    /// and flannel do not skip the Service range, and Windows kube-proxy uses the cluster range for
+    /// its SNAT exceptions.
+    ///
+    /// ### Fix
+    /// Move one of the two ranges, e.g. pods `10.244.0.0/16` and Services `10.96.0.0/12`.
+    ///
+    /// ### References
+    /// kops (removed check, issue #16340); facts-ipplan-rules.md IP040.
+    SERVICE_CIDR_OVERLAPS_CLUSTER_CIDR = ("HG101", "service-cidr-overlaps-cluster-cidr", Error, Some(check_service_overlap));
+
+    /// ### What it checks
+    /// That `serviceCidr` is between /12 and /28: at most 2^20 addresses, at least 16.
+    ///
+    /// ### Why it matters
+    /// kubeadm and kube-apiserver refuse a larger Service range; a smaller one has no 10th address
+    /// for the cluster DNS Service.
+    ///
+    /// ### Fix
+    /// Use a prefix length from 12 to 28, e.g. `10.96.0.0/12`.
+    ///
+    /// ### References
+    /// kubeadm `ValidateServiceSubnetSize`; kube-apiserver `validateMaxCIDRRange`; facts-ipplan-rules.md IP010, IP011.
+    SERVICE_CIDR_SIZE = ("HG102", "service-cidr-size", Error, Some(check_service_size));
+
+    /// ### What it checks
+    /// That `dnsServiceIp` lies inside `serviceCidr`.
+    ///
+    /// ### Why it matters
+    /// The API server refuses to create the DNS Service at an address outside the Service range,
+    /// and every pod's resolver points at it.
+    ///
+    /// ### Fix
+    /// Use the 10th address of `serviceCidr`, or leave `dnsServiceIp` out to get it.
+    ///
+    /// ### References
+    /// kops `ValidateCluster`; aks-engine; facts-ipplan-rules.md IP020.
+    DNS_IP_OUTSIDE_SERVICE_CIDR = ("HG103", "dns-ip-outside-service-cidr", Error, Some(check_dns_outside));
+
+    /// ### What it checks
+    /// That `dnsServiceIp` is not the network address, the broadcast address, or the first address
+    /// (the `kubernetes` API Service).
+    ///
+    /// ### Why it matters
+    /// The Service allocator never hands out the network or broadcast address, and the first
+    /// address is taken by the API Service.
+    ///
+    /// ### Fix
+    /// Use the 10th address of `serviceCidr`.
+    ///
+    /// ### References
+    /// aks-engine `DNSServiceIP` checks; kube-apiserver service IP allocator; facts-ipplan-rules.md IP021, IP022.
+    DNS_IP_RESERVED = ("HG104", "dns-ip-reserved", Error, Some(check_dns_reserved));
+
+    /// ### What it checks
+    /// That `dnsServiceIp` is the 10th address of `serviceCidr`.
+    ///
+    /// ### Why it matters
+    /// kubeadm creates the kube-dns Service at the 10th address and configures kubelets with it; a
+    /// different address must be carried by hand into every kubelet and Windows node config.
+    ///
+    /// ### Fix
+    /// Use the 10th address, or leave `dnsServiceIp` out.
+    ///
+    /// ### References
+    /// kubeadm `GetDNSIP`; facts-ipplan-rules.md IP023.
+    DNS_IP_NOT_TENTH = ("HG105", "dns-ip-not-tenth", Warning, Some(check_dns_tenth));
+
+    /// ### What it checks
+    /// That `nodeCidrMaskSize` is longer than the `clusterCidr` prefix, at most 16 bits longer, and
+    /// at most /30. Warning: Windows nodes with a mask other than /24.
+    ///
+    /// ### Why it matters
+    /// kube-controller-manager and kubeadm refuse the first two; flannel needs at least four
+    /// addresses per node. Windows node scripts derive the gateway and endpoint addresses as text
+    /// (`.1`, `.2`), which is only right for /24 subnets.
+    ///
+    /// ### Fix
+    /// Use a mask between the cluster prefix + 1 and 30; 24 with Windows nodes.
+    ///
+    /// ### References
+    /// kubeadm `ValidatePodSubnetNodeMask`; KCM `NewNodeIpamController`; flannel `CheckNetworkConfig`;
+    /// microsoft/SDN `helper.psm1`; facts-ipplan-rules.md IP031–IP033, IP056.
+    NODE_MASK_INVALID = ("HG106", "node-mask-invalid", Error, Some(check_node_mask));
+
+    /// ### What it checks
+    /// That `clusterCidr` holds a node subnet for every node: nodes ≤ 2^(mask − prefix). Warning at
+    /// 90% or more, which leaves no room to add nodes.
+    ///
+    /// ### Why it matters
+    /// A node without a pod subnet never gets `podCIDR`; flannel on it fails with "pod cidr not
+    /// assigned" and no pod on it starts.
+    ///
+    /// ### Fix
+    /// Widen `clusterCidr` (the help gives the prefix), or lengthen `nodeCidrMaskSize`.
+    ///
+    /// ### References
+    /// KCM `CIDR allocation failed`; flannel-io/flannel#1688; facts-ipplan-rules.md IP034.
+    CLUSTER_CIDR_EXHAUSTED = ("HG107", "cluster-cidr-exhausted", Error, Some(check_exhausted));
+
+    /// ### What it checks
+    /// That `clusterCidr` holds at least nodes + nodes × `maxPodsPerNode` addresses.
+    ///
+    /// ### Why it matters
+    /// This is the Kubernetes Windows guide's sizing rule: below it, nodes run out of pod
+    /// addresses before reaching their pod limit.
+    ///
+    /// ### Fix
+    /// Widen `clusterCidr` to the prefix the help gives.
+    ///
+    /// ### References
+    /// kubernetes-adding-windows-nodes.md ("Plan IP Addressing"); facts-ipplan-rules.md IP034.
+    CLUSTER_CIDR_TOO_SMALL_FOR_PODS = ("HG108", "cluster-cidr-too-small-for-pods", Error, Some(check_pod_capacity));
+
+    /// ### What it checks
+    /// That each node subnet has at least `maxPodsPerNode` usable pod addresses: Linux size − 3
+    /// (network, broadcast, gateway .1), Windows size − 4 (also .2: the l2bridge host endpoint or
+    /// the overlay source VIP).
+    ///
+    /// ### Why it matters
+    /// The kubelet schedules up to `maxPods` pods; those past the subnet's capacity fail to start
+    /// with IP allocation errors.
+    ///
+    /// ### Fix
+    /// Lower `maxPodsPerNode` or shorten `nodeCidrMaskSize`.
+    ///
+    /// ### References
+    /// flannel `hostgw_windows.go`, `device_windows.go`; facts-ipplan-rules.md IP055.
+    NODE_SUBNET_TOO_SMALL_FOR_MAX_PODS = ("HG109", "node-subnet-too-small-for-max-pods", Error, Some(check_node_capacity));
+
+    /// ### What it checks
+    /// That no node address lies inside `clusterCidr` or `serviceCidr`.
+    ///
+    /// ### Why it matters
+    /// Traffic to the node would be routed into the pod overlay or captured by kube-proxy.
+    ///
+    /// ### Fix
+    /// Move the node, or the range, so that they do not overlap.
+    ///
+    /// ### References
+    /// kops `validateSubnet`; facts-ipplan-rules.md IP041, IP042.
+    NODE_ADDRESS_IN_CLUSTER_NETWORK = ("HG110", "node-address-in-cluster-network", Error, Some(check_node_addresses));
+
+    /// ### What it checks
+    /// That no `hostSubnets` entry overlaps `clusterCidr` or `serviceCidr`.
+    ///
+    /// ### Why it matters
+    /// Hosts in the overlapping part become unreachable from pods, or reachable by the wrong route.
+    ///
+    /// ### Fix
+    /// Choose pod and Service ranges outside every host network.
+    ///
+    /// ### References
+    /// kops `subnet must not overlap podCIDR`; EKS and AKS service-range docs; facts-ipplan-rules.md IP041, IP042.
+    HOST_SUBNET_OVERLAPS_CLUSTER_NETWORK = ("HG111", "host-subnet-overlaps-cluster-network", Error, Some(check_host_subnets));
+
+    /// ### What it checks
+    /// That a node's `podCidr` lies inside `clusterCidr` and has the `nodeCidrMaskSize` prefix.
+    ///
+    /// ### Why it matters
+    /// flannel refuses a node whose PodCIDR is outside its Network; kube-controller-manager crashes
+    /// on start-up on a PodCIDR outside its cluster range.
+    ///
+    /// ### Fix
+    /// Pin a subnet of the right size inside `clusterCidr`, or remove `podCidr`.
+    ///
+    /// ### References
+    /// flannel kube-subnet-mgr; KCM `occupyCIDRs`; facts-ipplan-rules.md IP050, IP051.
+    PINNED_POD_CIDR_INVALID = ("HG112", "pinned-pod-cidr-invalid", Error, Some(check_pinned));
+
+    /// ### What it checks
+    /// That no two nodes' pod subnets overlap.
+    ///
+    /// ### Why it matters
+    /// kube-controller-manager accepts the double booking silently; two nodes then hand out the
+    /// same pod addresses.
+    ///
+    /// ### Fix
+    /// Give each pinned node its own subnet, or remove the pins.
+    ///
+    /// ### References
+    /// KCM `cidrset.Occupy`; facts-ipplan-rules.md IP052.
+    POD_CIDR_CONFLICT = ("HG113", "pod-cidr-conflict", Error, Some(check_pod_conflicts));
+
+    /// ### What it checks
+    /// That no cluster, Service or host range overlaps a special-purpose range: 0.0.0.0/8,
+    /// 127.0.0.0/8, 169.254.0.0/16 (link-local, cloud metadata), 224.0.0.0/4, 240.0.0.0/4; with
+    /// Windows nodes, 192.168.255.0/30, the "External" HNS network the Windows setup creates on
+    /// every node (an error when the Service range, a host range or a node's pod subnet overlaps
+    /// it; a warning when only the cluster range contains it). Warning: Docker's default bridge
+    /// 172.17.0.0/16.
+    ///
+    /// ### Why it matters
+    /// Addresses in these ranges are routed specially by every host; the Windows External network
+    /// and the Docker bridge sit on the nodes themselves.
+    ///
+    /// ### Fix
+    /// Move the range into private space that avoids them.
+    ///
+    /// ### References
+    /// RFC 6890; KubeCluster.ps1 (`External` network); AKS docs on `dockerBridgeCidr`;
+    /// facts-ipplan-rules.md IP043, IP044.
+    RESERVED_RANGE_OVERLAP = ("HG114", "reserved-range-overlap", Error, Some(check_reserved));
+
+    /// ### What it checks
+    /// That `clusterCidr` and `serviceCidr` lie inside private space: 10.0.0.0/8, 172.16.0.0/12,
+    /// 192.168.0.0/16 or 100.64.0.0/10.
+    ///
+    /// ### Why it matters
+    /// Pods and Services in public space shadow the real internet hosts with those addresses.
+    ///
+    /// ### Fix
+    /// Choose private ranges, e.g. `10.244.0.0/16` and `10.96.0.0/12`.
+    ///
+    /// ### References
+    /// RFC 1918, RFC 6598; EKS service CIDR rules; facts-ipplan-rules.md IP045.
+    PUBLIC_RANGE = ("HG115", "public-range", Warning, Some(check_public));
+
+    /// ### What it checks
+    /// When `hostSubnets` is given, that every node address lies in one of them.
+    ///
+    /// ### Why it matters
+    /// A node outside the declared networks is either a typo or a network the plan does not know,
+    /// so its overlaps and host-gw adjacency go unchecked.
+    ///
+    /// ### Fix
+    /// Correct the address, or add its network to `hostSubnets`.
+    ///
+    /// ### References
+    /// kops subnet checks; facts-ipplan-rules.md IP065.
+    NODE_ADDRESS_OUTSIDE_HOST_SUBNETS = ("HG116", "node-address-outside-host-subnets", Error, Some(check_outside_host_subnets));
+}
+
+const CLUSTER: &str = "/network/clusterCidr";
+const SERVICE: &str = "/network/serviceCidr";
+const DNS: &str = "/network/dnsServiceIp";
+const MASK: &str = "/network/nodeCidrMaskSize";
+const MAX_PODS: &str = "/network/maxPodsPerNode";
+
+fn networks(plan: &Plan) -> (Option<Ipv4Net>, Option<Ipv4Net>) {
+    (
+        plan.cluster_cidr.clone().ok(),
+        plan.service_cidr.clone().ok(),
+    )
+}
+
+fn net(text: &str) -> Ipv4Net {
+    text.parse().unwrap_or_default()
+}
+
+fn relation(a: &Ipv4Net, b: &Ipv4Net) -> &'static str {
+    if a == b {
+        "is the same range as"
+    } else if a.contains(b) {
+        "contains"
+    } else {
+        "lies inside"
+    }
+}
+
+/// A Service range that does not collide with `cluster`, for help texts.
+fn free_service_range(cluster: &Ipv4Net) -> Ipv4Net {
+    [
+        "10.96.0.0/12",
+        "172.20.0.0/16",
+        "10.43.0.0/16",
+        "192.168.128.0/20",
+    ]
+    .into_iter()
+    .map(net)
+    .find(|candidate| !overlaps(candidate, cluster))
+    .unwrap_or_else(|| net("10.96.0.0/12"))
+}
+
+fn check_service_overlap(context: &Context, found: &mut Vec<Diagnostic>) {
+    let (Some(cluster), Some(service)) = networks(context.plan) else {
+        return;
+    };
+    if overlaps(&service, &cluster) {
+        found.push(
+            Diagnostic::new(
+                &SERVICE_CIDR_OVERLAPS_CLUSTER_CIDR,
+                value(SERVICE),
+                format!(
+                    "`serviceCidr` {service} {} `clusterCidr` {cluster}",
+                    relation(&service, &cluster)
+                ),
+            )
+            .label("overlaps the pod network")
+            .related(value(CLUSTER), "`clusterCidr` declared here")
+            .help(format!(
+                "move the Services to a range outside {cluster}, e.g. `{}`",
+                free_service_range(&cluster)
+            )),
+        );
+    }
+}
+
+fn check_service_size(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Ok(service) = &context.plan.service_cidr else {
+        return;
+    };
+    let prefix = service.prefix_len();
+    let problem = if prefix < 12 {
+        Some(format!(
+            "`serviceCidr` {service} holds {} addresses; kubeadm and kube-apiserver allow at most 2^20 (a /12)",
+            size(service)
+        ))
+    } else if prefix > 28 {
+        Some(format!(
+            "`serviceCidr` {service} holds {} addresses; the cluster DNS Service needs the 10th, so at least 16 (a /28)",
+            size(service)
+        ))
+    } else {
+        None
+    };
+    if let Some(message) = problem {
+        let fixed_prefix = prefix.clamp(12, 28);
+        let fixed = Ipv4Net::new(service.network(), fixed_prefix).map_or(*service, |n| n.trunc());
+        found.push(
+            Diagnostic::new(&SERVICE_CIDR_SIZE, value(SERVICE), message)
+                .label(if prefix < 12 {
+                    "too large"
+                } else {
+                    "too small"
+                })
+                .help(format!("use a prefix length from 12 to 28, e.g. `{fixed}`")),
+        );
+    }
+}
+
+/// The written DNS address and the Service range, when both parse.
+fn written_dns(context: &Context) -> Option<(Ipv4Addr, Ipv4Net)> {
+    context.spec.network.dns_service_ip.as_ref()?;
+    let dns = context.plan.dns_service_ip.clone()?.ok()?;
+    let service = context.plan.service_cidr.clone().ok()?;
+    Some((dns, service))
+}
+
+fn tenth(service: &Ipv4Net) -> String {
+    nth(service, DNS_SERVICE_INDEX)
+        .map_or_else(|| "the 10th address".into(), |ip| format!("`{ip}`"))
+}
+
+fn check_dns_outside(context: &Context, found: &mut Vec<Diagnostic>) {
+    if let Some((dns, service)) = written_dns(context) {
+        if !service.contains(&dns) {
+            found.push(
+                Diagnostic::new(
+                    &DNS_IP_OUTSIDE_SERVICE_CIDR,
+                    value(DNS),
+                    format!("`dnsServiceIp` {dns} is outside `serviceCidr` {service}"),
+                )
+                .label("outside the Service range")
+                .related(value(SERVICE), "`serviceCidr` declared here")
+                .help(format!(
+                    "use {} (the 10th address of {service})",
+                    tenth(&service)
+                )),
+            );
+        }
+    }
+}
+
+/// Why a DNS address inside the Service range cannot be used, if it cannot.
+fn reserved_reason(dns: Ipv4Addr, service: &Ipv4Net) -> Option<&'static str> {
+    if dns == service.network() {
+        Some("the network address")
+    } else if dns == service.broadcast() {
+        Some("the broadcast address")
+    } else if nth(service, 1) == Some(dns) {
+        Some("the address of the `kubernetes` API Service")
+    } else {
+        None
+    }
+}
+
+fn check_dns_reserved(context: &Context, found: &mut Vec<Diagnostic>) {
+    if let Some((dns, service)) = written_dns(context) {
+        if let Some(reason) = reserved_reason(dns, &service).filter(|_| service.contains(&dns)) {
+            found.push(
+                Diagnostic::new(
+                    &DNS_IP_RESERVED,
+                    value(DNS),
+                    format!("`dnsServiceIp` {dns} is {reason} of `serviceCidr` {service}"),
+                )
+                .label("reserved address")
+                .help(format!("use {}", tenth(&service))),
+            );
+        }
+    }
+}
+
+fn check_dns_tenth(context: &Context, found: &mut Vec<Diagnostic>) {
+    if let Some((dns, service)) = written_dns(context) {
+        let usable = service.contains(&dns) && reserved_reason(dns, &service).is_none();
+        let tenth_address = nth(&service, DNS_SERVICE_INDEX);
+        if usable && tenth_address.is_some_and(|ip| ip != dns) {
+            found.push(
+                Diagnostic::new(
+                    &DNS_IP_NOT_TENTH,
+                    value(DNS),
+                    format!("`dnsServiceIp` {dns} is not the 10th address of `serviceCidr` {service}, where kubeadm creates the DNS Service"),
+                )
+                .label("not the 10th address")
+                .help(format!("use {}, or carry {dns} into every kubelet's `clusterDNS` by hand", tenth(&service))),
+            );
+        }
+    }
+}
+
+/// Where to point for the node mask: the written value, else the cluster range it is measured on.
+fn mask_pointer(context: &Context) -> &'static str {
+    if context.spec.network.node_cidr_mask_size.is_some() {
+        MASK
+    } else {
+        CLUSTER
+    }
+}
+
+/// The node mask's error, if it has one.
+fn mask_error(plan: &Plan) -> Option<String> {
+    let cluster = plan.cluster_cidr.as_ref().ok()?;
+    let (mask, prefix) = (plan.node_mask, cluster.prefix_len());
+    if mask > 30 {
+        Some(format!(
+            "`nodeCidrMaskSize` /{mask} leaves fewer than 4 addresses per node; flannel needs /30 or shorter"
+        ))
+    } else if mask <= prefix {
+        Some(format!(
+            "`nodeCidrMaskSize` /{mask} is not longer than the `clusterCidr` prefix /{prefix}, so the pod network holds no node subnets"
+        ))
+    } else if mask - prefix > 16 {
+        Some(format!(
+            "`nodeCidrMaskSize` /{mask} is {} bits longer than the `clusterCidr` prefix /{prefix}; kubeadm allows at most 16",
+            mask - prefix
+        ))
+    } else {
+        None
+    }
+}
+
+fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Ok(cluster) = &plan.cluster_cidr else {
+        return;
+    };
+    if let Some(message) = mask_error(plan) {
+        let suggested = (cluster.prefix_len() + 8)
+            .clamp(cluster.prefix_len() + 1, 30)
+            .min(24.max(cluster.prefix_len() + 1));
+        found.push(
+            Diagnostic::new(&NODE_MASK_INVALID, value(mask_pointer(context)), message)
+                .label("invalid node subnet size")
+                .related(
+                    value(CLUSTER),
+                    format!("`clusterCidr` {cluster} declared here"),
+                )
+                .help(format!(
+                    "use a mask from {} to {}, e.g. `nodeCidrMaskSize: {suggested}`",
+                    cluster.prefix_len() + 1,
+                    (cluster.prefix_len() + 16).min(30)
+                )),
+        );
+    } else if plan.has_windows() && plan.node_mask != 24 {
+        found.push(
+            Diagnostic::new(
+                &NODE_MASK_INVALID,
+                value(mask_pointer(context)),
+                format!("Windows nodes with /{} node subnets: the Windows setup derives gateway and endpoint addresses for /24 subnets", plan.node_mask),
+            )
+            .label("not /24")
+            .help("use `nodeCidrMaskSize: 24` with Windows nodes")
+            .warning(),
+        );
+    }
+}
+
+/// How many node subnets of `mask` bits `cluster` holds.
+fn subnet_count(cluster: &Ipv4Net, mask: u8) -> u64 {
+    1u64 << (mask - cluster.prefix_len())
+}
+
+/// The cluster network widened so that it holds `needed` (subnets of `mask` bits, or addresses).
+fn widened(cluster: &Ipv4Net, prefix_for: impl Fn(u8) -> bool) -> Option<Ipv4Net> {
+    (0..=cluster.prefix_len())
+        .rev()
+        .find(|prefix| prefix_for(*prefix))
+        .and_then(|prefix| Ipv4Net::new(cluster.network(), prefix).ok())
+        .map(|wider| wider.trunc())
+}
+
+fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Ok(cluster) = &plan.cluster_cidr else {
+        return;
+    };
+    if mask_error(plan).is_some() {
+        return;
+    }
+    let mask = plan.node_mask;
+    let subnets = subnet_count(cluster, mask);
+    let nodes = plan.nodes.len() as u64;
+    let message = format!(
+        "`clusterCidr` {cluster} has {subnets} node subnets of /{mask}, but the spec has {nodes} nodes"
+    );
+    if nodes > subnets {
+        let help = match widened(cluster, |prefix| (1u64 << (mask - prefix)) >= nodes) {
+            Some(wider) => {
+                format!("widen `clusterCidr` to `{wider}`, or lengthen `nodeCidrMaskSize`")
+            }
+            None => "lengthen `nodeCidrMaskSize` or split the cluster".into(),
+        };
+        found.push(
+            Diagnostic::new(&CLUSTER_CIDR_EXHAUSTED, value(CLUSTER), message)
+                .label("too few node subnets")
+                .help(help),
+        );
+    } else if nodes * 10 >= subnets * 9 {
+        let help = match widened(cluster, |prefix| nodes * 10 < (1u64 << (mask - prefix)) * 9) {
+            Some(wider) => format!("widen `clusterCidr` to `{wider}` to leave room for more nodes"),
+            None => "lengthen `nodeCidrMaskSize` to leave room for more nodes".into(),
+        };
+        found.push(
+            Diagnostic::new(
+                &CLUSTER_CIDR_EXHAUSTED,
+                value(CLUSTER),
+                format!("`clusterCidr` {cluster} has {subnets} node subnets of /{mask} and {nodes} nodes use {}% of them", nodes * 100 / subnets),
+            )
+            .label("almost full")
+            .help(help)
+            .warning(),
+        );
+    }
+}
+
+fn check_pod_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Ok(cluster) = &plan.cluster_cidr else {
+        return;
+    };
+    let nodes = plan.nodes.len() as u64;
+    let needed = nodes + nodes * u64::from(plan.max_pods);
+    if size(cluster) < needed {
+        let help = match widened(cluster, |prefix| {
+            (1u64 << (32 - u32::from(prefix))) >= needed
+        }) {
+            Some(wider) => format!("widen `clusterCidr` to `{wider}`"),
+            None => "lower `maxPodsPerNode` or split the cluster".into(),
+        };
+        found.push(
+            Diagnostic::new(
+                &CLUSTER_CIDR_TOO_SMALL_FOR_PODS,
+                value(CLUSTER),
+                format!(
+                    "`clusterCidr` {cluster} holds {} addresses, but {nodes} nodes with {} pods each need {needed}",
+                    size(cluster),
+                    plan.max_pods
+                ),
+            )
+            .label("too small for the pods")
+            .help(help),
+        );
+    }
+}
+
+fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if plan.node_mask > 30 {
+        return;
+    }
+    let subnet_size = 1u64 << (32 - u32::from(plan.node_mask));
+    let pointer = if context.spec.network.max_pods_per_node.is_some() {
+        MAX_PODS
+    } else if context.spec.network.node_cidr_mask_size.is_some() {
+        MASK
+    } else {
+        CLUSTER
+    };
+    for (os, reserved) in [(Os::Linux, 3u64), (Os::Windows, 4)] {
+        if !plan.nodes.iter().any(|node| node.os == os) {
+            continue;
+        }
+        let usable = subnet_size - reserved;
+        if usable < u64::from(plan.max_pods) {
+            let fitting_mask = (0..=30u32)
+                .rev()
+                .find(|mask| (1u64 << (32 - mask)) - reserved >= u64::from(plan.max_pods))
+                .unwrap_or(0);
+            found.push(
+                Diagnostic::new(
+                    &NODE_SUBNET_TOO_SMALL_FOR_MAX_PODS,
+                    value(pointer),
+                    format!(
+                        "a /{} node subnet gives {} nodes {usable} usable pod addresses, fewer than `maxPodsPerNode` {}",
+                        plan.node_mask,
+                        os.as_str(),
+                        plan.max_pods
+                    ),
+                )
+                .label("more pods than addresses")
+                .help(format!("lower `maxPodsPerNode` to {usable}, or use `nodeCidrMaskSize: {fitting_mask}`")),
+            );
+        }
+    }
+}
+
+fn check_node_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
+    let (cluster, service) = networks(context.plan);
+    for (index, node) in context.plan.nodes.iter().enumerate() {
+        let Ok(address) = node.address else { continue };
+        for (range, field, pointer) in [
+            (cluster, "clusterCidr", CLUSTER),
+            (service, "serviceCidr", SERVICE),
+        ] {
+            if let Some(range) = range.filter(|range| range.contains(&address)) {
+                found.push(
+                    Diagnostic::new(
+                        &NODE_ADDRESS_IN_CLUSTER_NETWORK,
+                        value(node_pointer(index, "address")),
+                        format!(
+                            "node `{}` address {address} lies inside `{field}` {range}",
+                            node.name
+                        ),
+                    )
+                    .label(format!("inside `{field}`"))
+                    .related(value(pointer), format!("`{field}` declared here"))
+                    .help(format!(
+                        "give the node an address outside {range}, or move `{field}`"
+                    )),
+                );
+            }
+        }
+    }
+}
+
+fn check_host_subnets(context: &Context, found: &mut Vec<Diagnostic>) {
+    let (cluster, service) = networks(context.plan);
+    for (index, subnet) in context.plan.host_subnets.iter().enumerate() {
+        let Ok(subnet) = subnet else { continue };
+        for (range, field, pointer) in [
+            (cluster, "clusterCidr", CLUSTER),
+            (service, "serviceCidr", SERVICE),
+        ] {
+            if let Some(range) = range.filter(|range| overlaps(range, subnet)) {
+                found.push(
+                    Diagnostic::new(
+                        &HOST_SUBNET_OVERLAPS_CLUSTER_NETWORK,
+                        value(format!("/network/hostSubnets/{index}")),
+                        format!("host subnet {subnet} overlaps `{field}` {range}"),
+                    )
+                    .label(format!("overlaps `{field}`"))
+                    .related(value(pointer), format!("`{field}` declared here"))
+                    .help(format!("move `{field}` out of the host networks")),
+                );
+            }
+        }
+    }
+}
+
+fn check_pinned(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Ok(cluster) = &plan.cluster_cidr else {
+        return;
+    };
+    for (index, node) in plan.nodes.iter().enumerate() {
+        let Some(Ok(pinned)) = &node.pinned else {
+            continue;
+        };
+        let pointer = node_pointer(index, "podCidr");
+        if !cluster.contains(pinned) {
+            found.push(
+                Diagnostic::new(
+                    &PINNED_POD_CIDR_INVALID,
+                    value(pointer),
+                    format!(
+                        "node `{}` `podCidr` {pinned} is not inside `clusterCidr` {cluster}",
+                        node.name
+                    ),
+                )
+                .label("outside the pod network")
+                .related(value(CLUSTER), "`clusterCidr` declared here")
+                .help(format!(
+                    "pin a /{} inside {cluster}, or remove `podCidr` to have one assigned",
+                    plan.node_mask
+                )),
+            );
+        } else if pinned.prefix_len() != plan.node_mask {
+            let resized = Ipv4Net::new(pinned.network(), plan.node_mask).map(|n| n.trunc());
+            let help = match resized {
+                Ok(resized) if cluster.contains(&resized) => format!("use `{resized}`"),
+                _ => format!("pin a /{} subnet", plan.node_mask),
+            };
+            found.push(
+                Diagnostic::new(
+                    &PINNED_POD_CIDR_INVALID,
+                    value(pointer),
+                    format!(
+                        "node `{}` `podCidr` {pinned} is a /{}, but `nodeCidrMaskSize` is /{}",
+                        node.name,
+                        pinned.prefix_len(),
+                        plan.node_mask
+                    ),
+                )
+                .label("wrong size")
+                .help(help),
+            );
+        }
+    }
+}
+
+/// The pointer of a node's pod subnet: its pin when pinned, else the node.
+fn subnet_pointer(plan: &Plan, index: usize) -> String {
+    if plan.nodes[index].pinned.is_some() {
+        node_pointer(index, "podCidr")
+    } else {
+        node_pointer(index, "")
+    }
+}
+
+fn check_pod_conflicts(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let subnets: Vec<(Ipv4Net, usize)> = plan
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(index, node)| Some((node.pod_subnet?, index)))
+        .collect();
+    for (first, second) in overlapping_pairs(&subnets) {
+        let (a, b) = (&plan.nodes[first], &plan.nodes[second]);
+        let (Some(a_subnet), Some(b_subnet)) = (a.pod_subnet, b.pod_subnet) else {
+            continue;
+        };
+        found.push(
+            Diagnostic::new(
+                &POD_CIDR_CONFLICT,
+                value(subnet_pointer(plan, second)),
+                format!(
+                    "node `{}` pod subnet {b_subnet} overlaps node `{}` pod subnet {a_subnet}",
+                    b.name, a.name
+                ),
+            )
+            .label("overlapping pod subnet")
+            .related(
+                value(subnet_pointer(plan, first)),
+                format!("`{}` has {a_subnet}", a.name),
+            )
+            .help("give each node its own subnet, or remove `podCidr` to have one assigned"),
+        );
+    }
+}
+
+/// Ranges every host routes specially, with what they are.
+const SPECIAL_RANGES: &[(&str, &str)] = &[
+    ("0.0.0.0/8", "\"this network\""),
+    ("127.0.0.0/8", "loopback"),
+    ("169.254.0.0/16", "link-local (cloud metadata)"),
+    ("224.0.0.0/4", "multicast"),
+    ("240.0.0.0/4", "reserved"),
+];
+const WINDOWS_EXTERNAL_NETWORK: &str = "192.168.255.0/30";
+const DOCKER_BRIDGE: &str = "172.17.0.0/16";
+
+/// The plan's ranges with their pointer and field name.
+fn declared_ranges(plan: &Plan) -> Vec<(Ipv4Net, String, String)> {
+    let mut ranges = Vec::new();
+    if let Ok(cluster) = &plan.cluster_cidr {
+        ranges.push((*cluster, CLUSTER.to_string(), "`clusterCidr`".to_string()));
+    }
+    if let Ok(service) = &plan.service_cidr {
+        ranges.push((*service, SERVICE.to_string(), "`serviceCidr`".to_string()));
+    }
+    for (index, subnet) in plan.host_subnets.iter().enumerate() {
+        if let Ok(subnet) = subnet {
+            ranges.push((
+                *subnet,
+                format!("/network/hostSubnets/{index}"),
+                "host subnet".to_string(),
+            ));
+        }
+    }
+    ranges
+}
+
+fn check_reserved(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let external = net(WINDOWS_EXTERNAL_NETWORK);
+    for (range, pointer, field) in declared_ranges(plan) {
+        for (special, what) in SPECIAL_RANGES {
+            let special = net(special);
+            if overlaps(&range, &special) {
+                found.push(
+                    Diagnostic::new(
+                        &RESERVED_RANGE_OVERLAP,
+                        value(pointer.clone()),
+                        format!("{field} {range} overlaps {special}, the {what} range"),
+                    )
+                    .label(format!("overlaps {special}"))
+                    .help("choose a range in private space, e.g. inside 10.0.0.0/8"),
+                );
+            }
+        }
+        if plan.has_windows() && overlaps(&range, &external) {
+            found.push(windows_external_finding(
+                plan, &range, &pointer, &field, &external,
+            ));
+        }
+        let docker = net(DOCKER_BRIDGE);
+        if overlaps(&range, &docker) {
+            found.push(
+                Diagnostic::new(&RESERVED_RANGE_OVERLAP, value(pointer), format!("{field} {range} overlaps Docker's default bridge {docker}"))
+                    .label("overlaps the Docker bridge")
+                    .help("choose a range outside 172.17.0.0/16, or move Docker's bridge (`bip`) on every node")
+                    .warning(),
+            );
+        }
+    }
+}
+
+/// The Windows setup creates 192.168.255.0/30 on every node: an error where an address the
+/// cluster uses falls into it, a warning where the cluster range merely contains it.
+fn windows_external_finding(
+    plan: &Plan,
+    range: &Ipv4Net,
+    pointer: &str,
+    field: &str,
+    external: &Ipv4Net,
+) -> Diagnostic {
+    let base = Diagnostic::new(
+        &RESERVED_RANGE_OVERLAP,
+        value(pointer),
+        format!(
+            "{field} {range} overlaps {external}, the \"External\" HNS network the Windows setup creates on every node"
+        ),
+    );
+    if pointer != CLUSTER {
+        return base
+            .label(format!("overlaps {external}"))
+            .help("choose a range that avoids 192.168.255.0/30");
+    }
+    let colliding = plan.nodes.iter().enumerate().find(|(_, node)| {
+        node.pod_subnet
+            .is_some_and(|subnet| overlaps(&subnet, external))
+    });
+    match colliding {
+        Some((index, node)) => base
+            .label(format!("overlaps {external}"))
+            .related(value(subnet_pointer(plan, index)), format!("`{}` gets a pod subnet there", node.name))
+            .help("keep every node's pod subnet out of 192.168.255.0/24, or move `clusterCidr`"),
+        None => base
+            .label(format!("contains {external}"))
+            .help("no node may get a pod subnet that covers 192.168.255.0/30; pin subnets elsewhere or move `clusterCidr`")
+            .warning(),
+    }
+}
+
+fn check_public(context: &Context, found: &mut Vec<Diagnostic>) {
+    let private = [
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "100.64.0.0/10",
+    ]
+    .map(net);
+    let (cluster, service) = networks(context.plan);
+    for (range, pointer, field) in [
+        (cluster, CLUSTER, "clusterCidr"),
+        (service, SERVICE, "serviceCidr"),
+    ] {
+        let Some(range) = range else { continue };
+        if !private.iter().any(|space| space.contains(&range)) {
+            found.push(
+                Diagnostic::new(
+                    &PUBLIC_RANGE,
+                    value(pointer),
+                    format!("`{field}` {range} is outside private address space"),
+                )
+                .label("public addresses")
+                .help(
+                    "use a range inside 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 or 100.64.0.0/10",
+                ),
+            );
+        }
+    }
+}
+
+fn check_outside_host_subnets(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if plan.host_subnets.is_empty() || plan.host_subnets.iter().any(Result::is_err) {
+        return;
+    }
+    let merged = merged_ranges(plan.host_subnets.iter().flatten());
+    for (index, node) in plan.nodes.iter().enumerate() {
+        let Ok(address) = node.address else { continue };
+        if !in_ranges(&merged, address) {
+            found.push(
+                Diagnostic::new(
+                    &NODE_ADDRESS_OUTSIDE_HOST_SUBNETS,
+                    value(node_pointer(index, "address")),
+                    format!(
+                        "node `{}` address {address} is in none of the `hostSubnets`",
+                        node.name
+                    ),
+                )
+                .label("outside every host subnet")
+                .related(key("/network/hostSubnets"), "`hostSubnets` declared here")
+                .help("correct the address, or add its network to `hostSubnets`"),
+            );
+        }
+    }
+}
+
+/// Disjoint, sorted address intervals covering the networks: lookups are binary searches.
+pub(crate) fn merged_ranges<'a>(networks: impl Iterator<Item = &'a Ipv4Net>) -> Vec<(u32, u32)> {
+    let mut ranges: Vec<(u32, u32)> = networks
+        .map(|network| (u32::from(network.network()), u32::from(network.broadcast())))
+        .collect();
+    ranges.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (start, end) in ranges {
+        match merged.last_mut() {
+            Some((_, last_end)) if start <= last_end.saturating_add(1) => {
+                *last_end = (*last_end).max(end)
+            }
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}
+
+pub(crate) fn in_ranges(ranges: &[(u32, u32)], address: Ipv4Addr) -> bool {
+    let address = u32::from(address);
+    let at = ranges.partition_point(|(start, _)| *start <= address);
+    at > 0 && ranges[at - 1].1 >= address
+}

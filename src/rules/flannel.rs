@@ -1,0 +1,418 @@
+//! HG2xx: flannel — vxlan interop between Linux and Windows, HNS network names, host-gw routing.
+
+use super::{Context, declare_rules, node_pointer};
+use crate::diagnostic::{Diagnostic, value};
+use crate::plan::version::Release;
+use crate::plan::{Plan, expected_network_name};
+use crate::spec::{Backend, Provider};
+use ipnet::Ipv4Net;
+use std::net::Ipv4Addr;
+
+declare_rules! {
+    /// ### What it checks
+    /// vxlan with Windows nodes: `vni` is at least 4096; and exactly 4096 where the Windows side
+    /// runs flannel before v0.13.1, which hard-codes it. With Kubernetes before 1.24 the Windows
+    /// side is set up by KubeCluster.ps1, which always installs flanneld v0.11.0.
+    ///
+    /// ### Why it matters
+    /// flannel on Windows refuses a VNI below 4096 ("VNI must be greater than or equal to 4096 on
+    /// Windows"); Linux's default is 1, so the two sides never talk.
+    ///
+    /// ### Fix
+    /// Set `vni: 4096` (or leave it out: 4096 is the default with Windows nodes).
+    ///
+    /// ### References
+    /// flannel `pkg/backend/vxlan/vxlan_windows.go`; flannel PR #1215 (v0.13.1); Kubernetes
+    /// Windows guide ("VNI must be set to 4096"); facts-flannel.md §3, facts-windows.md §6.4.
+    VXLAN_VNI_WINDOWS = ("HG201", "vxlan-vni-windows", Error, Some(check_vni_windows));
+
+    /// ### What it checks
+    /// vxlan with Windows nodes: `port` is 4789.
+    ///
+    /// ### Why it matters
+    /// Windows only speaks VXLAN on UDP 4789; Linux's default, the kernel's 8472, breaks
+    /// Linux–Windows pod traffic silently (nothing logs an error).
+    ///
+    /// ### Fix
+    /// Set `port: 4789`, or leave it out.
+    ///
+    /// ### References
+    /// flannel `vxlan_windows.go` ("Port is not supported on Windows"); rancher/rancher#19699.
+    VXLAN_PORT_WINDOWS = ("HG202", "vxlan-port-windows", Error, Some(check_port_windows));
+
+    /// ### What it checks
+    /// vxlan with Windows nodes: `directRouting` is not enabled.
+    ///
+    /// ### Why it matters
+    /// flannel on Windows refuses to start with it ("DirectRouting is not supported on Windows").
+    ///
+    /// ### Fix
+    /// Remove `directRouting`, or set it to `false`.
+    ///
+    /// ### References
+    /// flannel `vxlan_windows.go`; facts-flannel.md §3.
+    VXLAN_OPTION_WINDOWS = ("HG203", "vxlan-option-windows", Error, Some(check_direct_routing));
+
+    /// ### What it checks
+    /// That `macPrefix` is two hexadecimal bytes joined by `-`, like `0E-2A`.
+    ///
+    /// ### Why it matters
+    /// flannel on Windows builds the VTEP MAC addresses from it; anything else fails at start.
+    ///
+    /// ### Fix
+    /// Write two hex bytes joined by `-`, or leave it out (default `0E-2A`).
+    ///
+    /// ### References
+    /// flannel `vxlan_windows.go` (`MacPrefix`); facts-flannel.md §7.
+    MAC_PREFIX_INVALID = ("HG204", "mac-prefix-invalid", Error, Some(check_mac_prefix));
+
+    /// ### What it checks
+    /// With Windows nodes, that `networkName` is the HNS network the Windows node setup creates and
+    /// waits for: `vxlan0` for vxlan, `cbr0` for host-gw (KubeCluster.ps1). With Kubernetes 1.24
+    /// and later, flannel's own name `flannel.<vni>` is also accepted for vxlan.
+    ///
+    /// ### Why it matters
+    /// The setup waits 60 s for that network, then fails ("Fail to create the network"); the CNI
+    /// configuration and kube-proxy look it up by name.
+    ///
+    /// ### Fix
+    /// Use the name the help gives, or leave `networkName` out.
+    ///
+    /// ### References
+    /// microsoft/SDN `KubeCluster.ps1`, `helper.v2.psm1` `WaitForNetwork`; facts-flannel.md §4.
+    HNS_NETWORK_NAME = ("HG205", "hns-network-name", Error, Some(check_network_name));
+
+    /// ### What it checks
+    /// host-gw without a cloud (`cloud.provider: none`): that all nodes share one layer-2 network.
+    /// With `hostSubnets`, nodes must lie in one of them; without, in one /24.
+    ///
+    /// ### Why it matters
+    /// host-gw routes each node's pod subnet to the node's address as a next hop, which only
+    /// works between neighbours on one L2 segment ("network is unreachable" otherwise).
+    ///
+    /// ### Fix
+    /// Use vxlan, or a cloud whose route tables carry the pod routes, or declare the shared L2
+    /// network in `network.hostSubnets`.
+    ///
+    /// ### References
+    /// Rancher 2.3 Windows guide (host-gw requirements); microsoft/SDN#262; facts-windows.md §6.5.
+    HOST_GW_NOT_ADJACENT = ("HG206", "host-gw-not-adjacent", Error, Some(check_adjacency));
+
+    /// ### What it checks
+    /// host-gw on a cloud: a reminder that each node must be allowed to forward traffic for its pod
+    /// subnet, and that the cloud's route table must carry one route per node.
+    ///
+    /// ### Why it matters
+    /// Clouds drop packets whose addresses are not the instance's own unless forwarding is enabled:
+    /// AWS source/destination check off, GCE `canIpForward`, Azure NIC IP forwarding.
+    ///
+    /// ### Fix
+    /// Apply the route and forwarding commands that `hybridgen render` writes under `routes/`.
+    ///
+    /// ### References
+    /// Rancher 2.3 Windows guide §6 (cloud-hosted VM routes); facts-windows.md §6.5.
+    HOST_GW_CLOUD_FORWARDING = ("HG207", "host-gw-cloud-forwarding", Warning, Some(check_cloud_forwarding));
+
+    /// ### What it checks
+    /// With Windows nodes, that `flannel.version` is v0.11.0 or later.
+    ///
+    /// ### Why it matters
+    /// v0.11.0 is the first flannel release with Windows support.
+    ///
+    /// ### Fix
+    /// Use flannel v0.11.0 or later.
+    ///
+    /// ### References
+    /// flannel v0.11.0 release; facts-flannel.md §7.
+    FLANNEL_WINDOWS_VERSION = ("HG208", "flannel-windows-version", Error, Some(check_flannel_version));
+
+    /// ### What it checks
+    /// vxlan: that `vni` is within 1–16777215 (24 bits). Warning: above 65535 with Windows nodes.
+    ///
+    /// ### Why it matters
+    /// The VXLAN header holds 24 bits; Windows stores the VNI in 16 bits (HNS VSID policy).
+    ///
+    /// ### Fix
+    /// Use 4096 with Windows nodes, 1 without.
+    ///
+    /// ### References
+    /// RFC 7348 §5; flannel `device_windows.go`; facts-flannel.md §7.
+    VXLAN_VNI_RANGE = ("HG209", "vxlan-vni-range", Error, Some(check_vni_range));
+}
+
+const VNI: &str = "/flannel/vni";
+/// flannel's first release that uses the configured VNI on Windows instead of 4096 (PR #1215).
+const CONFIGURABLE_WINDOWS_VNI: Release = Release::new(0, 13, 1);
+/// The flanneld KubeCluster.ps1 downloads, whatever the spec says.
+const KUBECLUSTER_FLANNEL: Release = Release::new(0, 11, 0);
+
+fn vxlan_with_windows(plan: &Plan) -> bool {
+    plan.flannel.backend == Backend::Vxlan && plan.has_windows()
+}
+
+/// The flannel release on the Windows nodes: KubeCluster.ps1's (Kubernetes before 1.24) or the
+/// spec's own.
+fn windows_flannel(plan: &Plan) -> Option<Release> {
+    match &plan.kubernetes_version {
+        Ok(kubernetes) if !kubernetes.at_least(1, 24) => Some(KUBECLUSTER_FLANNEL),
+        _ => plan.flannel.version.clone().ok(),
+    }
+}
+
+fn check_vni_windows(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if !vxlan_with_windows(plan) {
+        return;
+    }
+    let vni = plan.flannel.vni;
+    if vni < 4096 {
+        found.push(
+            Diagnostic::new(
+                &VXLAN_VNI_WINDOWS,
+                value(VNI),
+                format!("`vni` {vni} is below 4096, which flannel on Windows requires"),
+            )
+            .label("Windows needs 4096 or more")
+            .help("set `vni: 4096`"),
+        );
+    } else if vni != 4096 {
+        if let Some(release) =
+            windows_flannel(plan).filter(|release| *release < CONFIGURABLE_WINDOWS_VNI)
+        {
+            found.push(
+                Diagnostic::new(
+                    &VXLAN_VNI_WINDOWS,
+                    value(VNI),
+                    format!("`vni` {vni} differs from 4096, which flannel v{release} on the Windows nodes hard-codes"),
+                )
+                .label("Windows uses 4096")
+                .help("set `vni: 4096`; other values need flannel v0.13.1 or later on Windows (Kubernetes 1.24 or later)"),
+            );
+        }
+    }
+}
+
+fn check_port_windows(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if vxlan_with_windows(plan) && plan.flannel.port != 4789 {
+        found.push(
+            Diagnostic::new(
+                &VXLAN_PORT_WINDOWS,
+                value("/flannel/port"),
+                format!(
+                    "`port` {} is not 4789, the only VXLAN port flannel on Windows uses",
+                    plan.flannel.port
+                ),
+            )
+            .label("Windows needs 4789")
+            .help("set `port: 4789` so that Linux and Windows nodes speak the same VXLAN port"),
+        );
+    }
+}
+
+fn check_direct_routing(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if vxlan_with_windows(plan) && plan.flannel.direct_routing {
+        found.push(
+            Diagnostic::new(
+                &VXLAN_OPTION_WINDOWS,
+                value("/flannel/directRouting"),
+                "`directRouting` is not supported by flannel on Windows",
+            )
+            .label("unsupported on Windows")
+            .help("remove `directRouting` or set it to `false`"),
+        );
+    }
+}
+
+fn check_mac_prefix(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(prefix) = &context.spec.flannel.mac_prefix else {
+        return;
+    };
+    let hex_byte = |part: &str| part.len() == 2 && part.bytes().all(|b| b.is_ascii_hexdigit());
+    let valid = prefix
+        .split_once('-')
+        .is_some_and(|(a, b)| hex_byte(a) && hex_byte(b));
+    if !valid {
+        found.push(
+            Diagnostic::new(
+                &MAC_PREFIX_INVALID,
+                value("/flannel/macPrefix"),
+                format!("`macPrefix` `{prefix}` is not two hex bytes joined by `-`"),
+            )
+            .label("expected the form `0E-2A`")
+            .help("write it like `0E-2A`, or leave it out"),
+        );
+    }
+}
+
+fn check_network_name(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if context.spec.flannel.network_name.is_none() || !plan.has_windows() {
+        return;
+    }
+    let backend = plan.flannel.backend;
+    let expected = expected_network_name(backend);
+    let name = &plan.flannel.network_name;
+    let flannel_default = format!("flannel.{}", plan.flannel.vni);
+    let hostprocess_flow =
+        matches!(&plan.kubernetes_version, Ok(version) if version.at_least(1, 24));
+    let accepted = name == expected
+        || (backend == Backend::Vxlan && hostprocess_flow && *name == flannel_default);
+    if !accepted {
+        found.push(
+            Diagnostic::new(
+                &HNS_NETWORK_NAME,
+                value("/flannel/networkName"),
+                format!(
+                    "`networkName` `{name}` is not `{expected}`, the HNS network the Windows setup creates and waits for with {}",
+                    backend.as_str()
+                ),
+            )
+            .label(format!("expected `{expected}`"))
+            .help(format!("set `networkName: {expected}`, or leave it out")),
+        );
+    }
+}
+
+/// The layer-2 network that holds the first node, and the nodes outside it.
+fn nodes_off_segment(plan: &Plan) -> Option<(Ipv4Net, Vec<usize>)> {
+    let addresses: Vec<(usize, Ipv4Addr)> = plan
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(index, node)| Some((index, *node.address.as_ref().ok()?)))
+        .collect();
+    let (_, first) = addresses.first()?;
+    let segment = if plan.host_subnets.is_empty() {
+        Ipv4Net::new(*first, 24).ok()?.trunc()
+    } else {
+        // The widest declared network holding the first node: the most generous reading.
+        plan.host_subnets
+            .iter()
+            .flatten()
+            .filter(|subnet| subnet.contains(first))
+            .min_by_key(|subnet| subnet.prefix_len())
+            .copied()?
+    };
+    let outside = addresses
+        .iter()
+        .filter(|(_, address)| !segment.contains(address))
+        .map(|(index, _)| *index)
+        .collect();
+    Some((segment, outside))
+}
+
+fn check_adjacency(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if plan.flannel.backend != Backend::HostGw || context.spec.provider() != Provider::None {
+        return;
+    }
+    let Some((segment, outside)) = nodes_off_segment(plan) else {
+        return;
+    };
+    if outside.is_empty() {
+        return;
+    }
+    let basis = if plan.host_subnets.is_empty() {
+        "the /24 of"
+    } else {
+        "the host subnet of"
+    };
+    let mut diagnostic = Diagnostic::new(
+        &HOST_GW_NOT_ADJACENT,
+        value("/flannel/backend"),
+        format!(
+            "host-gw needs every node on one L2 network, but {} node(s) lie outside {segment} ({basis} `{}`), and no cloud routes between them",
+            outside.len(),
+            plan.nodes[0].name
+        ),
+    )
+    .label("host-gw across networks")
+    .help("use `backend: vxlan`, or a cloud provider whose route tables carry the pod routes, or declare the shared L2 network in `network.hostSubnets`");
+    for index in outside.iter().take(3) {
+        let node = &plan.nodes[*index];
+        let text = format!("`{}` is on another network", node.name);
+        diagnostic = diagnostic.related(value(node_pointer(*index, "address")), text);
+    }
+    found.push(diagnostic);
+}
+
+fn check_cloud_forwarding(context: &Context, found: &mut Vec<Diagnostic>) {
+    let provider = context.spec.provider();
+    if context.plan.flannel.backend != Backend::HostGw || provider == Provider::None {
+        return;
+    }
+    let forwarding = match provider {
+        Provider::Aws => "turn off each instance's source/destination check",
+        Provider::Gce => "create each instance with `canIpForward`",
+        _ => "enable IP forwarding on each node's NIC",
+    };
+    found.push(
+        Diagnostic::new(
+            &HOST_GW_CLOUD_FORWARDING,
+            value("/cloud/provider"),
+            format!(
+                "host-gw on {}: the route table needs one route per node ({} routes), and each node must forward for its pod subnet",
+                provider.as_str(),
+                context.plan.routes.len()
+            ),
+        )
+        .label("cloud routing needed")
+        .help(format!("apply the route commands `hybridgen render` writes under `routes/`, and {forwarding}")),
+    );
+}
+
+fn check_flannel_version(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if !plan.has_windows() || context.spec.flannel.version.is_none() {
+        return;
+    }
+    if let Ok(release) = &plan.flannel.version {
+        if *release < KUBECLUSTER_FLANNEL {
+            found.push(
+                Diagnostic::new(
+                    &FLANNEL_WINDOWS_VERSION,
+                    value("/flannel/version"),
+                    format!("flannel v{release} has no Windows support; the first release with it is v0.11.0"),
+                )
+                .label("no Windows support")
+                .help("use flannel v0.11.0 or later"),
+            );
+        }
+    }
+}
+
+fn check_vni_range(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if plan.flannel.backend != Backend::Vxlan {
+        return;
+    }
+    let vni = plan.flannel.vni;
+    if !(1..=16_777_215).contains(&vni) {
+        found.push(
+            Diagnostic::new(
+                &VXLAN_VNI_RANGE,
+                value(VNI),
+                format!("`vni` {vni} is outside 1–16777215, the 24 bits VXLAN carries"),
+            )
+            .label("out of range")
+            .help(if plan.has_windows() {
+                "set `vni: 4096`"
+            } else {
+                "set `vni: 1`, or 4096 to be ready for Windows nodes"
+            }),
+        );
+    } else if vni > 65_535 && plan.has_windows() {
+        found.push(
+            Diagnostic::new(
+                &VXLAN_VNI_RANGE,
+                value(VNI),
+                format!("`vni` {vni} is above 65535; Windows stores the VNI in 16 bits"),
+            )
+            .label("too large for Windows")
+            .help("set `vni: 4096`")
+            .warning(),
+        );
+    }
+}

@@ -1,0 +1,518 @@
+//! HG0xx: the input itself — YAML, schema, format version, addresses, names, versions, secrets.
+
+use super::{Context, declare_rules, node_pointer};
+use crate::diagnostic::{Diagnostic, value};
+use crate::plan::{InputError, Parsed};
+use crate::spec::Secret;
+use std::collections::HashMap;
+
+declare_rules! {
+    /// ### What it checks
+    /// That the file is YAML a spec can use: well-formed, UTF-8, one document, nesting at most 64
+    /// levels, under the 32 MiB size limit, with no duplicate keys, anchors, aliases or tags.
+    ///
+    /// ### Why it matters
+    /// Duplicate keys silently drop a value; anchors and aliases hide what a field really holds and
+    /// can expand into gigabytes (the "billion laughs"); tags change how a value is read. A spec
+    /// needs none of them, so hybridgen refuses them before anything else reads the file.
+    ///
+    /// ### Fix
+    /// Correct the syntax at the reported line; write repeated values out in full.
+    ///
+    /// ### References
+    /// YAML 1.2.2; facts-ecosystem.md §1.2 (alias bombs and deep nesting in YAML parsers).
+    YAML_SYNTAX = ("HG001", "yaml-syntax", Error, None);
+
+    /// ### What it checks
+    /// The document against the spec's JSON Schema (`hybridgen schema`): required fields, types,
+    /// allowed values, and unknown fields (with the nearest known name).
+    ///
+    /// ### Why it matters
+    /// A misspelled field (`clusterCIDR`) is otherwise ignored and its default used instead; an
+    /// unquoted `version: 1.20` is the number 1.2.
+    ///
+    /// ### Fix
+    /// Follow the help: rename the field, add the missing one, or quote the value.
+    ///
+    /// ### References
+    /// `schemas/hybridgen.schema.json`; the spec format in the README.
+    SCHEMA_VIOLATION = ("HG002", "schema-violation", Error, None);
+
+    /// ### What it checks
+    /// That `apiVersion` is `hybridgen/v1` and `kind` is `Cluster`.
+    ///
+    /// ### Why it matters
+    /// The format version decides how every other field is read; a spec for another version, or
+    /// another kind of document, must not be checked against the wrong rules.
+    ///
+    /// ### Fix
+    /// Set `apiVersion: hybridgen/v1` and `kind: Cluster`.
+    ///
+    /// ### References
+    /// The spec format in the README.
+    UNSUPPORTED_API_VERSION = ("HG003", "unsupported-api-version", Error, None);
+
+    /// ### What it checks
+    /// Every CIDR and IP address: it parses, has no host bits after the prefix (`10.244.1.0/16`),
+    /// no leading zeros, and is IPv4.
+    ///
+    /// ### Why it matters
+    /// Go's parser silently drops host bits, so `10.244.1.0/16` becomes `10.244.0.0/16` in
+    /// kubeadm but not in your head; leading zeros are read as decimal by some tools and octal by
+    /// others. flannel on Windows has no IPv6.
+    ///
+    /// ### Fix
+    /// Write the canonical network the help gives.
+    ///
+    /// ### References
+    /// apimachinery `IsValidCIDR`; kops `parseCIDR`; facts-ipplan-rules.md IP001–IP003, IP072.
+    INVALID_ADDRESS = ("HG004", "invalid-address", Error, Some(check_addresses));
+
+    /// ### What it checks
+    /// That `windows.controlPlane.kubeadmToken` and `kubeadmCaHash` are references
+    /// (`{fromEnv: NAME}`), not the secret itself.
+    ///
+    /// ### Why it matters
+    /// A bootstrap token lets any machine join the cluster; a committed spec spreads it to every
+    /// clone, fork and CI log.
+    ///
+    /// ### Fix
+    /// Write `kubeadmToken: {fromEnv: KUBEADM_TOKEN}` and set the variable when rendering.
+    ///
+    /// ### References
+    /// kubeadm `token create`; facts-windows.md §2.5.
+    SECRET_INLINE = ("HG005", "secret-inline", Warning, Some(check_inline_secrets));
+
+    /// ### What it checks
+    /// When rendering, that every environment variable a secret reference names is set.
+    ///
+    /// ### Why it matters
+    /// A node configuration without its join token fails on the node, long after rendering.
+    ///
+    /// ### Fix
+    /// Export the variables named in the message before `hybridgen render`.
+    ///
+    /// ### References
+    /// The spec format in the README ("Secrets").
+    SECRET_UNSET = ("HG006", "secret-unset", Error, None);
+
+    /// ### What it checks
+    /// That `metadata.name` and every node name are DNS-1123 labels (lower-case letters, digits and
+    /// `-`, starting and ending with a letter or digit, at most 63), and `kubernetes.dnsDomain` is a
+    /// DNS-1123 subdomain (at most 253).
+    ///
+    /// ### Why it matters
+    /// Kubernetes rejects other node names, and the names become file names and cloud route names.
+    ///
+    /// ### Fix
+    /// Use lower-case letters, digits and `-`.
+    ///
+    /// ### References
+    /// apimachinery `IsDNS1123Label`, `IsDNS1123Subdomain`; kubeadm `ValidateNetworking`.
+    INVALID_NAME = ("HG007", "invalid-name", Error, Some(check_names));
+
+    /// ### What it checks
+    /// That no two nodes share a name or an address.
+    ///
+    /// ### Why it matters
+    /// Two nodes with one address get one route; two nodes with one name are one Node object.
+    ///
+    /// ### Fix
+    /// Give each node its own name and address.
+    ///
+    /// ### References
+    /// RKE `validateDuplicateNodes`; facts-ipplan-rules.md IP063.
+    DUPLICATE_NODE = ("HG008", "duplicate-node", Error, Some(check_duplicate_nodes));
+
+    /// ### What it checks
+    /// That `kubernetes.version` and `flannel.version` are `MAJOR.MINOR.PATCH` (a leading `v` is
+    /// allowed) and every Windows build is `10.0.BUILD.REVISION` or `BUILD.REVISION`.
+    ///
+    /// ### Why it matters
+    /// The versions select which rules apply and which files are rendered.
+    ///
+    /// ### Fix
+    /// Write the full version in quotes, e.g. `"1.16.2"` or `"10.0.17763.379"`.
+    ///
+    /// ### References
+    /// The spec format in the README.
+    INVALID_VERSION = ("HG009", "invalid-version", Error, Some(check_versions));
+
+    /// ### What it checks
+    /// That an inline kubeadm token is `[a-z0-9]{6}.[a-z0-9]{16}` and an inline CA hash is
+    /// `sha256:` followed by 64 hexadecimal digits.
+    ///
+    /// ### Why it matters
+    /// `kubeadm join` rejects anything else, on the node, after the files are deployed.
+    ///
+    /// ### Fix
+    /// Copy the values printed by `kubeadm token create --print-join-command`, and better, move
+    /// them to environment variables (HG005).
+    ///
+    /// ### References
+    /// k8s.io/cluster-bootstrap `BootstrapTokenPattern`; kubeadm `pubkeypin`.
+    SECRET_FORMAT = ("HG010", "secret-format", Error, Some(check_secret_formats));
+}
+
+/// HG003, checked on the raw document before the schema: another version's fields are not errors
+/// of this one.
+pub fn check_api_version(document: &serde_json::Value) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    for (field, expected) in [("apiVersion", "hybridgen/v1"), ("kind", "Cluster")] {
+        if let Some(written) = document.get(field).and_then(|v| v.as_str()) {
+            if written != expected {
+                found.push(
+                    Diagnostic::new(
+                        &UNSUPPORTED_API_VERSION,
+                        value(format!("/{field}")),
+                        format!("`{field}: {written}` is not supported; this hybridgen reads `{field}: {expected}`"),
+                    )
+                    .label("unsupported")
+                    .help(format!("set `{field}: {expected}`")),
+                );
+            }
+        }
+    }
+    found
+}
+
+fn report_invalid<T>(parsed: &Parsed<T>, pointer: String, what: &str, found: &mut Vec<Diagnostic>) {
+    if let Err(InputError { problem, help }) = parsed {
+        found.push(
+            Diagnostic::new(
+                &INVALID_ADDRESS,
+                value(pointer),
+                format!("{what}: {problem}"),
+            )
+            .label("not a valid IPv4 address or network")
+            .help(help.clone()),
+        );
+    }
+}
+
+fn check_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
+    let (spec, plan) = (context.spec, context.plan);
+    report_invalid(
+        &plan.cluster_cidr,
+        "/network/clusterCidr".into(),
+        "`clusterCidr`",
+        found,
+    );
+    report_invalid(
+        &plan.service_cidr,
+        "/network/serviceCidr".into(),
+        "`serviceCidr`",
+        found,
+    );
+    if spec.network.dns_service_ip.is_some() {
+        if let Some(dns) = &plan.dns_service_ip {
+            report_invalid(dns, "/network/dnsServiceIp".into(), "`dnsServiceIp`", found);
+        }
+    }
+    for (index, subnet) in plan.host_subnets.iter().enumerate() {
+        report_invalid(
+            subnet,
+            format!("/network/hostSubnets/{index}"),
+            "host subnet",
+            found,
+        );
+    }
+    for (index, node) in plan.nodes.iter().enumerate() {
+        let what = format!("node `{}`", node.name);
+        report_invalid(&node.address, node_pointer(index, "address"), &what, found);
+        if let Some(pinned) = &node.pinned {
+            report_invalid(pinned, node_pointer(index, "podCidr"), &what, found);
+        }
+    }
+    let written = spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.control_plane.as_ref())
+        .is_some_and(|control_plane| control_plane.address.is_some());
+    if let Some(address) = plan
+        .windows
+        .as_ref()
+        .and_then(|w| w.control_plane_address.as_ref())
+    {
+        if written {
+            report_invalid(
+                address,
+                "/windows/controlPlane/address".into(),
+                "control-plane address",
+                found,
+            );
+        }
+    }
+}
+
+/// The secrets the spec writes inline, with their field names and pointers.
+fn inline_secrets<'a>(context: &Context<'a>) -> Vec<(&'static str, String, &'a str)> {
+    let Some(control_plane) = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.control_plane.as_ref())
+    else {
+        return Vec::new();
+    };
+    [
+        ("kubeadmToken", &control_plane.kubeadm_token),
+        ("kubeadmCaHash", &control_plane.kubeadm_ca_hash),
+    ]
+    .into_iter()
+    .filter_map(|(field, secret)| match secret {
+        Some(Secret::Inline(text)) => Some((
+            field,
+            format!("/windows/controlPlane/{field}"),
+            text.as_str(),
+        )),
+        _ => None,
+    })
+    .collect()
+}
+
+fn check_inline_secrets(context: &Context, found: &mut Vec<Diagnostic>) {
+    for (field, pointer, _) in inline_secrets(context) {
+        let variable = if field == "kubeadmToken" {
+            "KUBEADM_TOKEN"
+        } else {
+            "KUBEADM_CA_HASH"
+        };
+        found.push(
+            Diagnostic::new(
+                &SECRET_INLINE,
+                value(pointer),
+                format!("`{field}` holds a secret written into the spec (its value is not shown)"),
+            )
+            .label("secret written inline")
+            .help(format!(
+                "write `{field}: {{fromEnv: {variable}}}` and set `{variable}` when rendering; rotate the exposed value"
+            )),
+        );
+    }
+}
+
+fn check_secret_formats(context: &Context, found: &mut Vec<Diagnostic>) {
+    for (field, pointer, text) in inline_secrets(context) {
+        let (valid, form) = if field == "kubeadmToken" {
+            (is_bootstrap_token(text), "`[a-z0-9]{6}.[a-z0-9]{16}`")
+        } else {
+            (
+                is_ca_hash(text),
+                "`sha256:` followed by 64 hexadecimal digits",
+            )
+        };
+        if !valid {
+            found.push(
+                Diagnostic::new(
+                    &SECRET_FORMAT,
+                    value(pointer),
+                    format!("`{field}` is not in the form kubeadm accepts, {form} (its value is not shown)"),
+                )
+                .label("malformed secret")
+                .help("copy the value printed by `kubeadm token create --print-join-command`"),
+            );
+        }
+    }
+}
+
+fn is_bootstrap_token(text: &str) -> bool {
+    let lower_alnum = |part: &str| {
+        part.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    };
+    match text.split_once('.') {
+        Some((id, secret)) => {
+            id.len() == 6 && secret.len() == 16 && lower_alnum(id) && lower_alnum(secret)
+        }
+        None => false,
+    }
+}
+
+fn is_ca_hash(text: &str) -> bool {
+    text.strip_prefix("sha256:")
+        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// A DNS-1123 label: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
+pub(crate) fn is_dns_label(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let edge = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    !bytes.is_empty()
+        && bytes.len() <= 63
+        && bytes.first().is_some_and(edge)
+        && bytes.last().is_some_and(edge)
+        && bytes.iter().all(|b| edge(b) || *b == b'-')
+}
+
+fn is_dns_subdomain(text: &str) -> bool {
+    text.len() <= 253 && text.split('.').all(is_dns_label)
+}
+
+/// A suggestion for a name that is not a label: lower-cased, other characters turned into `-`.
+fn label_suggestion(text: &str) -> String {
+    let mapped: String = text
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let trimmed = mapped.trim_matches('-');
+    trimmed
+        .chars()
+        .take(63)
+        .collect::<String>()
+        .trim_end_matches('-')
+        .to_string()
+}
+
+fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
+    let spec = context.spec;
+    let mut name_finding = |pointer: String, what: &str, name: &str| {
+        let suggestion = label_suggestion(name);
+        let help = if suggestion.is_empty() {
+            "use lower-case letters, digits and `-`, at most 63 characters".to_string()
+        } else {
+            format!(
+                "use lower-case letters, digits and `-`, at most 63 characters, e.g. `{suggestion}`"
+            )
+        };
+        found.push(
+            Diagnostic::new(
+                &INVALID_NAME,
+                value(pointer),
+                format!("{what} `{name}` is not a DNS-1123 label"),
+            )
+            .label("not a DNS-1123 label")
+            .help(help),
+        );
+    };
+    if !is_dns_label(&spec.metadata.name) {
+        name_finding(
+            "/metadata/name".into(),
+            "the cluster name",
+            &spec.metadata.name,
+        );
+    }
+    for (index, node) in spec.nodes.iter().enumerate() {
+        if !is_dns_label(&node.name) {
+            name_finding(node_pointer(index, "name"), "the node name", &node.name);
+        }
+    }
+    if let Some(domain) = &spec.kubernetes.dns_domain {
+        if !is_dns_subdomain(domain) {
+            found.push(
+                Diagnostic::new(
+                    &INVALID_NAME,
+                    value("/kubernetes/dnsDomain"),
+                    format!("`dnsDomain` `{domain}` is not a DNS-1123 subdomain"),
+                )
+                .label("not a DNS-1123 subdomain")
+                .help("use lower-case labels joined by dots with no trailing dot, e.g. `cluster.local`"),
+            );
+        }
+    }
+}
+
+fn check_duplicate_nodes(context: &Context, found: &mut Vec<Diagnostic>) {
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut addresses: HashMap<u32, usize> = HashMap::new();
+    for (index, node) in context.plan.nodes.iter().enumerate() {
+        if let Some(&first) = names.get(node.name.as_str()) {
+            found.push(
+                Diagnostic::new(
+                    &DUPLICATE_NODE,
+                    value(node_pointer(index, "name")),
+                    format!("node name `{}` is used twice", node.name),
+                )
+                .label("second use")
+                .related(value(node_pointer(first, "name")), "first used here")
+                .help(format!(
+                    "rename one of the nodes, e.g. `{}-{index}`",
+                    node.name
+                )),
+            );
+        } else {
+            names.insert(&node.name, index);
+        }
+        if let Ok(address) = node.address {
+            if let Some(&first) = addresses.get(&u32::from(address)) {
+                found.push(
+                    Diagnostic::new(
+                        &DUPLICATE_NODE,
+                        value(node_pointer(index, "address")),
+                        format!(
+                            "nodes `{}` and `{}` share the address {address}",
+                            context.plan.nodes[first].name, node.name
+                        ),
+                    )
+                    .label("second use")
+                    .related(value(node_pointer(first, "address")), "first used here")
+                    .help("give each node its own address"),
+                );
+            } else {
+                addresses.insert(u32::from(address), index);
+            }
+        }
+    }
+}
+
+fn report_version<T>(parsed: &Parsed<T>, pointer: String, found: &mut Vec<Diagnostic>) {
+    if let Err(InputError { problem, help }) = parsed {
+        found.push(
+            Diagnostic::new(&INVALID_VERSION, value(pointer), problem.clone())
+                .label("not a version")
+                .help(help.clone()),
+        );
+    }
+}
+
+fn check_versions(context: &Context, found: &mut Vec<Diagnostic>) {
+    let (spec, plan) = (context.spec, context.plan);
+    report_version(
+        &plan.kubernetes_version,
+        "/kubernetes/version".into(),
+        found,
+    );
+    if spec.flannel.version.is_some() {
+        report_version(&plan.flannel.version, "/flannel/version".into(), found);
+    }
+    if let Some(build) = plan
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.build.as_ref())
+    {
+        report_version(build, "/windows/build".into(), found);
+    }
+    for node in &plan.nodes {
+        if let Some(windows) = &node.windows {
+            if let (Some(build), true) =
+                (&windows.build, windows.build_pointer.starts_with("/nodes/"))
+            {
+                report_version(build, windows.build_pointer.clone(), found);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dns_labels_follow_rfc_1123() {
+        assert!(is_dns_label("win-0"));
+        assert!(!is_dns_label("Win-0"));
+        assert!(!is_dns_label("-win"));
+        assert!(!is_dns_label(&"a".repeat(64)));
+        assert!(is_dns_subdomain("cluster.local"));
+        assert!(!is_dns_subdomain("cluster.local."));
+    }
+
+    #[test]
+    fn secret_formats_match_kubeadm() {
+        assert!(is_bootstrap_token("abcdef.0123456789abcdef"));
+        assert!(!is_bootstrap_token("ABCDEF.0123456789abcdef"));
+        assert!(is_ca_hash(&format!("sha256:{}", "a".repeat(64))));
+        assert!(!is_ca_hash(&"a".repeat(64)));
+    }
+}

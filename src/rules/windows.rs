@@ -1,0 +1,380 @@
+//! HG3xx: Windows nodes — builds, the overlay hotfix, images, Kubernetes support, setup flow.
+
+use super::{Context, declare_rules, node_pointer};
+use crate::diagnostic::{Diagnostic, value};
+use crate::plan::Plan;
+use crate::plan::version::{Release, WindowsBuild, image_build, image_runs_on};
+use crate::spec::{Backend, Os, Role, Runtime};
+use std::collections::BTreeMap;
+
+declare_rules! {
+    /// ### What it checks
+    /// That every Windows build is 17763 (Windows Server 2019 / 1809) or later.
+    ///
+    /// ### Why it matters
+    /// Kubernetes supports Windows nodes from Windows Server 2019 on; 1803 and earlier lack the
+    /// networking (HNS) features the kubelet, kube-proxy and flannel use.
+    ///
+    /// ### Fix
+    /// Use Windows Server 2019 (10.0.17763) or later.
+    ///
+    /// ### References
+    /// Kubernetes "Windows in Kubernetes" support table; hcsshim `osversion`; facts-windows.md §3, §4.3.
+    WINDOWS_BUILD_UNSUPPORTED = ("HG301", "windows-build-unsupported", Error, Some(check_build_supported));
+
+    /// ### What it checks
+    /// vxlan on build 17763: that the revision is 379 or later (KB4489899). Warning when no
+    /// revision is written, so the hotfix cannot be verified.
+    ///
+    /// ### Why it matters
+    /// Overlay networking on Windows Server 2019 needs KB4489899; without it flannel cannot create
+    /// the remote subnets ("platform does not support feature Remote Subnet").
+    ///
+    /// ### Fix
+    /// Install the March 2019 cumulative update or later and write the build with its revision,
+    /// e.g. `10.0.17763.379`; or use host-gw.
+    ///
+    /// ### References
+    /// Kubernetes Windows networking docs; Rancher docs; microsoft/SDN overlay README; facts-windows.md §3.
+    WINDOWS_OVERLAY_HOTFIX = ("HG302", "windows-overlay-hotfix", Error, Some(check_overlay_hotfix));
+
+    /// ### What it checks
+    /// That the pause, nanoserver and servercore images are built for the build of every Windows
+    /// node that runs them (from Windows Server 2022 on, an image of the previous LTSC up to the
+    /// host's own build also runs, e.g. ltsc2022 images on a 26100 host).
+    ///
+    /// ### Why it matters
+    /// Process-isolated containers refuse to start when image and host builds differ ("The
+    /// operating system of the container does not match the operating system of the host").
+    ///
+    /// ### Fix
+    /// Use the image tag for the node's build, or leave `windows.images` out to get matching ones.
+    ///
+    /// ### References
+    /// Microsoft "Windows container version compatibility"; hcsshim `CheckHostAndContainerCompat`;
+    /// facts-windows.md §4.1.
+    WINDOWS_IMAGE_BUILD_MISMATCH = ("HG303", "windows-image-build-mismatch", Error, Some(check_images));
+
+    /// ### What it checks
+    /// Windows nodes need Kubernetes 1.14 or later. Warning: a Windows build that this Kubernetes
+    /// minor does not list as supported.
+    ///
+    /// ### Why it matters
+    /// Windows nodes became stable in 1.14; each release lists the Windows Server versions it is
+    /// tested on, and others may fail in ways no one has seen.
+    ///
+    /// ### Fix
+    /// Use Kubernetes 1.14 or later, and a Windows build its release lists.
+    ///
+    /// ### References
+    /// kubernetes/website "Windows in Kubernetes" per release; facts-windows.md §4.3.
+    WINDOWS_KUBERNETES_VERSION = ("HG304", "windows-kubernetes-version", Error, Some(check_kubernetes_support));
+
+    /// ### What it checks
+    /// `runtime: containerd` with Kubernetes before 1.24, where Windows nodes are set up with
+    /// KubeCluster.ps1, which supports dockerd only. Warning: Kubernetes 1.24 or later, where
+    /// KubeCluster.ps1 cannot work (dockershim was removed), so `Kubeclustervxlan.json` is not
+    /// rendered and the nodes must join with the containerd/HostProcess flow.
+    ///
+    /// ### Why it matters
+    /// KubeCluster.ps1 refuses any runtime but dockerd, and the kubelet flags it writes were
+    /// removed in 1.24 ("unknown flag: --network-plugin").
+    ///
+    /// ### Fix
+    /// Use `runtime: dockerd` before 1.24; from 1.24 on, use sig-windows-tools' PrepareNode.ps1.
+    ///
+    /// ### References
+    /// sig-windows-tools `KubeCluster.ps1` (`ValidateConfig`), PR #271; facts-windows.md §2.6.
+    WINDOWS_SETUP_INCOMPATIBLE = ("HG305", "windows-setup-incompatible", Error, Some(check_setup_flow));
+
+    /// ### What it checks
+    /// That Windows nodes have neither the `controlplane` nor the `etcd` role.
+    ///
+    /// ### Why it matters
+    /// The Kubernetes control plane and etcd run on Linux only.
+    ///
+    /// ### Fix
+    /// Give Windows nodes the `worker` role only.
+    ///
+    /// ### References
+    /// Kubernetes "Windows in Kubernetes" ("the control plane must run on Linux").
+    WINDOWS_ROLE = ("HG306", "windows-role", Error, Some(check_roles));
+
+    /// ### What it checks
+    /// That a spec with Windows nodes has a `windows` section, and every Windows node has a build
+    /// (its own `windowsBuild` or `windows.build`).
+    ///
+    /// ### Why it matters
+    /// The build decides the images, the hotfix check and the supported Kubernetes versions.
+    ///
+    /// ### Fix
+    /// Add `windows: {build: "10.0.17763.379", runtime: dockerd}` or the node's `windowsBuild`.
+    ///
+    /// ### References
+    /// The spec format in the README.
+    WINDOWS_SETTINGS_MISSING = ("HG307", "windows-settings-missing", Error, Some(check_settings));
+}
+
+/// Every distinct place a Windows build in use is declared, with the build.
+fn declared_builds(plan: &Plan) -> BTreeMap<String, WindowsBuild> {
+    plan.nodes
+        .iter()
+        .filter_map(|node| node.windows.as_ref())
+        .filter_map(|windows| match &windows.build {
+            Some(Ok(build)) => Some((windows.build_pointer.clone(), *build)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn check_build_supported(context: &Context, found: &mut Vec<Diagnostic>) {
+    for (pointer, build) in declared_builds(context.plan) {
+        if build.build < 17763 {
+            found.push(
+                Diagnostic::new(
+                    &WINDOWS_BUILD_UNSUPPORTED,
+                    value(pointer),
+                    format!("Windows build {build} ({}) is older than 17763, the first build Kubernetes supports", build.name()),
+                )
+                .label("unsupported Windows build")
+                .help("use Windows Server 2019 (10.0.17763) or later"),
+            );
+        }
+    }
+}
+
+fn check_overlay_hotfix(context: &Context, found: &mut Vec<Diagnostic>) {
+    if context.plan.flannel.backend != Backend::Vxlan {
+        return;
+    }
+    for (pointer, build) in declared_builds(context.plan) {
+        if build.build != 17763 {
+            continue;
+        }
+        match build.revision {
+            Some(revision) if revision < 379 => found.push(
+                Diagnostic::new(
+                    &WINDOWS_OVERLAY_HOTFIX,
+                    value(pointer),
+                    format!("Windows build {build} predates KB4489899 (10.0.17763.379), which vxlan overlay networking needs"),
+                )
+                .label("overlay hotfix missing")
+                .help("update the nodes to 10.0.17763.379 or later, or use `backend: host-gw`"),
+            ),
+            None => found.push(
+                Diagnostic::new(
+                    &WINDOWS_OVERLAY_HOTFIX,
+                    value(pointer),
+                    format!("Windows build {build} has no revision, so the KB4489899 overlay hotfix (revision 379) cannot be verified"),
+                )
+                .label("revision unknown")
+                .help("write the build with its revision, e.g. `10.0.17763.379`")
+                .warning(),
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(images) = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.images.as_ref())
+    else {
+        return;
+    };
+    let builds = declared_builds(context.plan);
+    for (field, image) in [
+        ("pause", &images.pause),
+        ("nanoserver", &images.nanoserver),
+        ("servercore", &images.servercore),
+    ] {
+        let Some(image) = image else { continue };
+        let Some(image_build) = image_build(image) else {
+            continue;
+        };
+        let mismatch = builds
+            .iter()
+            .find(|(_, host)| !image_runs_on(image_build, host.build));
+        if let Some((pointer, host)) = mismatch {
+            found.push(
+                Diagnostic::new(
+                    &WINDOWS_IMAGE_BUILD_MISMATCH,
+                    value(format!("/windows/images/{field}")),
+                    format!(
+                        "image `{image}` is built for Windows {image_build}, but nodes run build {} ({})",
+                        host.build,
+                        host.name()
+                    ),
+                )
+                .label("image and host builds differ")
+                .related(value(pointer.clone()), "the nodes' build is declared here")
+                .help(format!("use the {field} image for build {}, or leave `windows.images.{field}` out", host.build)),
+            );
+        }
+    }
+}
+
+/// The Windows builds each Kubernetes release lists as supported (kubernetes/website).
+fn supported_builds(kubernetes: &Release) -> &'static [u32] {
+    match (kubernetes.major, kubernetes.minor) {
+        (1, 14..=17) => &[17763],
+        (1, 18) => &[17763, 18362, 18363],
+        (1, 19..=20) => &[17763, 18363, 19041],
+        (1, 21..=22) => &[17763, 19041, 19042],
+        (1, 23..=34) => &[17763, 19042, 20348],
+        _ => &[20348, 26100],
+    }
+}
+
+fn check_kubernetes_support(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Ok(kubernetes) = &plan.kubernetes_version else {
+        return;
+    };
+    if !plan.has_windows() {
+        return;
+    }
+    if !kubernetes.at_least(1, 14) {
+        found.push(
+            Diagnostic::new(
+                &WINDOWS_KUBERNETES_VERSION,
+                value("/kubernetes/version"),
+                format!("Kubernetes {kubernetes} predates stable Windows node support (1.14)"),
+            )
+            .label("too old for Windows nodes")
+            .help("use Kubernetes 1.14 or later"),
+        );
+        return;
+    }
+    let supported = supported_builds(kubernetes);
+    for (pointer, build) in declared_builds(plan) {
+        if build.build >= 17763 && !supported.contains(&build.build) {
+            let listed: Vec<String> = supported.iter().map(u32::to_string).collect();
+            found.push(
+                Diagnostic::new(
+                    &WINDOWS_KUBERNETES_VERSION,
+                    value(pointer),
+                    format!(
+                        "Windows build {} ({}) is not listed as supported by Kubernetes {}.{}, which lists {}",
+                        build.build,
+                        build.name(),
+                        kubernetes.major,
+                        kubernetes.minor,
+                        listed.join(", ")
+                    ),
+                )
+                .label("not listed for this Kubernetes")
+                .help("use a listed Windows build, or a Kubernetes release that lists this one")
+                .warning(),
+            );
+        }
+    }
+}
+
+fn check_setup_flow(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let (Ok(kubernetes), Some(windows)) = (&plan.kubernetes_version, &plan.windows) else {
+        return;
+    };
+    if !plan.has_windows() {
+        return;
+    }
+    if !kubernetes.at_least(1, 24) {
+        if windows.runtime == Runtime::Containerd {
+            found.push(
+                Diagnostic::new(
+                    &WINDOWS_SETUP_INCOMPATIBLE,
+                    value("/windows/runtime"),
+                    format!("`runtime: containerd` with Kubernetes {kubernetes}: the KubeCluster.ps1 node setup supports dockerd only"),
+                )
+                .label("KubeCluster.ps1 needs dockerd")
+                .help("use `runtime: dockerd`, or Kubernetes 1.24 or later with the containerd node setup"),
+            );
+        }
+    } else {
+        found.push(
+            Diagnostic::new(
+                &WINDOWS_SETUP_INCOMPATIBLE,
+                value("/kubernetes/version"),
+                format!("Kubernetes {kubernetes} removed dockershim, so KubeCluster.ps1 cannot set up the Windows nodes; `Kubeclustervxlan.json` is not rendered"),
+            )
+            .label("KubeCluster.ps1 does not work here")
+            .help("join the Windows nodes with sig-windows-tools' PrepareNode.ps1 and containerd")
+            .warning(),
+        );
+    }
+}
+
+fn check_roles(context: &Context, found: &mut Vec<Diagnostic>) {
+    for (index, node) in context.plan.nodes.iter().enumerate() {
+        if node.os != Os::Windows {
+            continue;
+        }
+        let forbidden: Vec<&str> = node
+            .roles
+            .iter()
+            .filter_map(|role| match role {
+                Role::Controlplane => Some("controlplane"),
+                Role::Etcd => Some("etcd"),
+                Role::Worker => None,
+            })
+            .collect();
+        if !forbidden.is_empty() {
+            found.push(
+                Diagnostic::new(
+                    &WINDOWS_ROLE,
+                    value(node_pointer(index, "roles")),
+                    format!("Windows node `{}` has the `{}` role; the control plane and etcd run on Linux only", node.name, forbidden.join("` and `")),
+                )
+                .label("Linux-only role")
+                .help("give Windows nodes `roles: [worker]` and run the control plane on a Linux node"),
+            );
+        }
+    }
+}
+
+fn check_settings(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let windows_nodes = plan
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, node)| node.os == Os::Windows);
+    if context.spec.windows.is_none() {
+        if let Some((index, node)) = windows_nodes.clone().next() {
+            found.push(
+                Diagnostic::new(
+                    &WINDOWS_SETTINGS_MISSING,
+                    value(node_pointer(index, "os")),
+                    format!(
+                        "node `{}` runs Windows, but the spec has no `windows` section",
+                        node.name
+                    ),
+                )
+                .label("Windows node")
+                .help("add `windows: {build: \"10.0.17763.379\", runtime: dockerd}`"),
+            );
+        }
+        return;
+    }
+    for (index, node) in windows_nodes {
+        if node
+            .windows
+            .as_ref()
+            .is_some_and(|windows| windows.build.is_none())
+        {
+            found.push(
+                Diagnostic::new(
+                    &WINDOWS_SETTINGS_MISSING,
+                    value(node_pointer(index, "")),
+                    format!("Windows node `{}` has no build: neither `windowsBuild` nor `windows.build` is set", node.name),
+                )
+                .label("no Windows build")
+                .help("set `windows.build` (e.g. `\"10.0.17763.379\"`) or the node's `windowsBuild`"),
+            );
+        }
+    }
+}

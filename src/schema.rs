@@ -1,0 +1,429 @@
+//! The JSON Schema of the spec: generated from the `spec` model (draft-07, what editors' YAML
+//! language servers support), and the validation of a loaded document against it (HG002).
+
+use crate::diagnostic::{Diagnostic, key, value};
+use crate::load::{Document, escape_pointer_token};
+use crate::rules::input::SCHEMA_VIOLATION;
+use crate::source::SourceFile;
+use crate::spec::Spec;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::{Map, Value};
+use std::sync::LazyLock;
+
+/// The schema as committed in `schemas/hybridgen.schema.json`.
+pub fn generate() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft07().into_generator();
+    let mut schema = generator.into_root_schema_for::<Spec>().to_value();
+    drop_null_alternatives(&mut schema);
+    schema
+}
+
+/// The schema as pretty JSON with a final newline, byte-identical on every run.
+pub fn generate_text() -> String {
+    let mut text = serde_json::to_string_pretty(&generate()).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Optional fields are optional by being absent; an explicit `null` would only hide a typo such as
+/// `dnsServiceIp:` with the value forgotten. Dropping the null alternatives schemars adds for
+/// `Option` also keeps error messages about the real type instead of an `anyOf`.
+fn drop_null_alternatives(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(Value::Array(types)) = object.get_mut("type") {
+                types.retain(|kind| kind != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    object.insert("type".into(), only);
+                }
+            }
+            if let Some(Value::Array(alternatives)) = object.get("anyOf") {
+                let kept: Vec<Value> = alternatives
+                    .iter()
+                    .filter(|alternative| alternative.get("type") != Some(&Value::from("null")))
+                    .cloned()
+                    .collect();
+                if kept.len() == 1 {
+                    object.remove("anyOf");
+                    if let Value::Object(inner) = &kept[0] {
+                        for (name, inner_value) in inner {
+                            object.insert(name.clone(), inner_value.clone());
+                        }
+                    }
+                }
+            }
+            object.values_mut().for_each(drop_null_alternatives);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null_alternatives),
+        _ => {}
+    }
+}
+
+struct CompiledSchema {
+    schema: Value,
+    validator: Option<jsonschema::Validator>,
+}
+
+/// Compiled once per process, however many files one run checks.
+static COMPILED: LazyLock<CompiledSchema> = LazyLock::new(|| {
+    let schema = generate();
+    let validator = jsonschema::draft7::new(&schema).ok();
+    CompiledSchema { schema, validator }
+});
+
+/// Every place the document breaks the schema, as HG002 findings.
+pub fn validate(source: &SourceFile, document: &Document) -> Vec<Diagnostic> {
+    let compiled = &*COMPILED;
+    let Some(validator) = &compiled.validator else {
+        return Vec::new();
+    };
+    validator
+        .iter_errors(&document.value)
+        .flat_map(|error| {
+            let pointer = error.instance_path().as_str().to_string();
+            let instance = document.value.pointer(&pointer).unwrap_or(&Value::Null);
+            describe(
+                &compiled.schema,
+                source,
+                document,
+                &pointer,
+                instance,
+                error.kind(),
+                &error.to_string(),
+            )
+        })
+        .collect()
+}
+
+fn describe(
+    schema: &Value,
+    source: &SourceFile,
+    document: &Document,
+    pointer: &str,
+    instance: &Value,
+    kind: &ValidationErrorKind,
+    fallback: &str,
+) -> Vec<Diagnostic> {
+    let field = field_name(pointer);
+    match kind {
+        ValidationErrorKind::AdditionalProperties { unexpected } => unexpected
+            .iter()
+            .map(|name| {
+                let member = format!("{pointer}/{}", escape_pointer_token(name));
+                let known = known_properties(schema, pointer);
+                let diagnostic = Diagnostic::new(
+                    &SCHEMA_VIOLATION,
+                    key(member),
+                    format!("unknown field `{name}`{}", within(pointer)),
+                )
+                .label("not a field of the spec");
+                match nearest(name, &known) {
+                    Some(suggestion) => diagnostic.help(format!("did you mean `{suggestion}`?")),
+                    None => diagnostic.help(format!(
+                        "remove it; the fields allowed here are {}",
+                        quoted_list(&known)
+                    )),
+                }
+            })
+            .collect(),
+        ValidationErrorKind::Required { property } => {
+            let property = property.as_str().unwrap_or_default();
+            let location = if document.spans.key_span(pointer).is_some() {
+                key(pointer)
+            } else {
+                value(pointer)
+            };
+            vec![
+                Diagnostic::new(
+                    &SCHEMA_VIOLATION,
+                    location,
+                    format!("missing required field `{property}`{}", within(pointer)),
+                )
+                .label(format!("`{property}` is missing here"))
+                .help(format!(
+                    "add `{property}`{}",
+                    example_hint(schema, pointer, property)
+                )),
+            ]
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(kind) => kind.to_string(),
+                TypeKind::Multiple(kinds) => format!("{kinds:?}"),
+            };
+            let written = written_text(source, document, pointer);
+            let mut diagnostic = Diagnostic::new(
+                &SCHEMA_VIOLATION,
+                value(pointer),
+                format!(
+                    "`{field}` must be {}, found {}",
+                    article(&expected),
+                    json_type(instance)
+                ),
+            )
+            .label(format!("expected {expected}"));
+            if expected == "string" && (instance.is_number() || instance.is_boolean()) {
+                diagnostic = diagnostic.help(format!(
+                    "quote it so YAML keeps it as written: `{field}: \"{written}\"`"
+                ));
+            } else if expected == "integer" && instance.is_string() {
+                diagnostic = diagnostic.help(format!(
+                    "remove the quotes: `{field}: {}`",
+                    unquote(&written)
+                ));
+            } else {
+                diagnostic =
+                    diagnostic.help(format!("give `{field}` {} value", article(&expected)));
+            }
+            vec![diagnostic]
+        }
+        ValidationErrorKind::Enum { options } => {
+            let allowed: Vec<String> = options
+                .as_array()
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|item| item.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let shown = instance
+                .as_str()
+                .map_or_else(|| instance.to_string(), String::from);
+            let help = match nearest(&shown, &allowed) {
+                Some(suggestion) => format!("did you mean `{suggestion}`?"),
+                None => format!("use one of {}", quoted_list(&allowed)),
+            };
+            vec![
+                Diagnostic::new(
+                    &SCHEMA_VIOLATION,
+                    value(pointer),
+                    format!("`{shown}` is not a valid `{field}`"),
+                )
+                .label(format!("expected one of {}", quoted_list(&allowed)))
+                .help(help),
+            ]
+        }
+        ValidationErrorKind::MinItems { limit } => vec![
+            Diagnostic::new(
+                &SCHEMA_VIOLATION,
+                value(pointer),
+                format!(
+                    "`{field}` needs at least {limit} entr{}",
+                    if *limit == 1 { "y" } else { "ies" }
+                ),
+            )
+            .label("empty")
+            .help(format!("add an entry to `{field}`")),
+        ],
+        ValidationErrorKind::Minimum { limit } | ValidationErrorKind::Maximum { limit } => {
+            let bound = if matches!(kind, ValidationErrorKind::Minimum { .. }) {
+                "at least"
+            } else {
+                "at most"
+            };
+            vec![
+                Diagnostic::new(
+                    &SCHEMA_VIOLATION,
+                    value(pointer),
+                    format!("`{field}` is {instance}, but it must be {bound} {limit}"),
+                )
+                .label("out of range")
+                .help(format!("set `{field}` to a value {bound} {limit}")),
+            ]
+        }
+        ValidationErrorKind::AnyOf { .. } if field_is_secret(field) => vec![
+            Diagnostic::new(
+                &SCHEMA_VIOLATION,
+                value(pointer),
+                format!("`{field}` must be a reference `{{fromEnv: NAME}}`"),
+            )
+            .label("not a secret reference")
+            .help(format!(
+                "write `{field}: {{fromEnv: {}}}`",
+                secret_variable(field)
+            )),
+        ],
+        _ => vec![
+            Diagnostic::new(&SCHEMA_VIOLATION, value(pointer), fallback.to_string())
+                .label("does not match the schema")
+                .help("see `hybridgen schema` for the allowed form of this field"),
+        ],
+    }
+}
+
+fn field_is_secret(field: &str) -> bool {
+    matches!(field, "kubeadmToken" | "kubeadmCaHash")
+}
+
+fn secret_variable(field: &str) -> &'static str {
+    if field == "kubeadmToken" {
+        "KUBEADM_TOKEN"
+    } else {
+        "KUBEADM_CA_HASH"
+    }
+}
+
+/// The last reference token of a pointer, or `spec` for the document itself.
+fn field_name(pointer: &str) -> &str {
+    match pointer.rsplit('/').next() {
+        Some(last) if !pointer.is_empty() => last,
+        _ => "spec",
+    }
+}
+
+fn within(pointer: &str) -> String {
+    if pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" in `{pointer}`")
+    }
+}
+
+fn article(kind: &str) -> String {
+    match kind {
+        "integer" | "object" | "array" => format!("an {kind}"),
+        "null" => kind.to_string(),
+        _ => format!("a {kind}"),
+    }
+}
+
+fn json_type(instance: &Value) -> String {
+    match instance {
+        Value::Null => "nothing (null)".into(),
+        Value::Bool(flag) => format!("the boolean `{flag}`"),
+        Value::Number(number) => format!("the number `{number}`"),
+        Value::String(text) => format!("the string `{text}`"),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "a mapping".into(),
+    }
+}
+
+/// The value exactly as written in the file (`1.20`, not the parsed `1.2`).
+fn written_text(source: &SourceFile, document: &Document, pointer: &str) -> String {
+    document
+        .spans
+        .value_span(pointer)
+        .and_then(|span| source.text().get(span))
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn unquote(text: &str) -> &str {
+    text.trim_matches(|c| c == '"' || c == '\'')
+}
+
+fn quoted_list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn example_hint(schema: &Value, pointer: &str, property: &str) -> String {
+    subschema_at(schema, pointer)
+        .and_then(|object| object.get("properties"))
+        .and_then(|properties| properties.get(property))
+        .map(|property_schema| resolve(schema, property_schema))
+        .and_then(|property_schema| property_schema.get("examples"))
+        .and_then(|examples| examples.get(0))
+        .map(|example| match example {
+            Value::String(text) => format!(", e.g. `{property}: {text}`"),
+            other => format!(", e.g. `{property}: {other}`"),
+        })
+        .unwrap_or_default()
+}
+
+/// The property names the schema allows at an object location.
+fn known_properties(schema: &Value, pointer: &str) -> Vec<String> {
+    subschema_at(schema, pointer)
+        .and_then(|object| object.get("properties"))
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Follows an instance pointer through the schema's `properties`, `items` and `$ref`s.
+fn subschema_at<'a>(schema: &'a Value, pointer: &str) -> Option<&'a Map<String, Value>> {
+    let mut current = resolve(schema, schema);
+    for token in pointer.split('/').skip(1) {
+        current = if let Some(items) = current.get("items") {
+            resolve(schema, items)
+        } else {
+            let property = current.get("properties")?.get(token)?;
+            resolve(schema, property)
+        };
+    }
+    current.as_object()
+}
+
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(reference) => reference
+            .strip_prefix('#')
+            .and_then(|path| root.pointer(path))
+            .unwrap_or(schema),
+        None => schema,
+    }
+}
+
+/// The closest candidate by edit distance, when it is close enough to be a likely typo.
+pub(crate) fn nearest(written: &str, candidates: &[String]) -> Option<String> {
+    let written_lower = written.to_lowercase();
+    candidates
+        .iter()
+        .map(|candidate| {
+            (
+                edit_distance(&written_lower, &candidate.to_lowercase()),
+                candidate,
+            )
+        })
+        .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(2))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate.clone())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, a_char) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, b_char) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(a_char != *b_char);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_name_suggests_typos_but_not_strangers() {
+        let known = vec!["clusterCidr".to_string(), "serviceCidr".to_string()];
+        assert_eq!(
+            nearest("clusterCIDR", &known).as_deref(),
+            Some("clusterCidr")
+        );
+        assert_eq!(
+            nearest("clustrCidr", &known).as_deref(),
+            Some("clusterCidr")
+        );
+        assert_eq!(nearest("bananas", &known), None);
+    }
+
+    #[test]
+    fn optional_fields_do_not_accept_null() {
+        let schema = generate();
+        let text = serde_json::to_string(&schema).unwrap();
+        assert!(
+            !text.contains("\"null\""),
+            "the schema still allows null somewhere"
+        );
+    }
+}

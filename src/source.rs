@@ -1,0 +1,82 @@
+//! The text of one input file and the mapping from byte offsets to 1-based lines and columns.
+
+/// One input file: its display name and its text.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    name: String,
+    text: String,
+    line_starts: Vec<usize>,
+}
+
+/// A 1-based line and column; columns count Unicode scalar values, as editors do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .collect();
+        Self {
+            name: name.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The position of a byte offset; offsets past the end or inside a character are clamped.
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = self.floor_char_boundary(offset.min(self.text.len()));
+        let line_index = self.line_starts.partition_point(|&start| start <= offset) - 1;
+        let line_start = self.line_starts[line_index];
+        let column = self.text[line_start..offset].chars().count() + 1;
+        Position {
+            line: line_index + 1,
+            column,
+        }
+    }
+
+    fn floor_char_boundary(&self, mut offset: usize) -> usize {
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let source = SourceFile::new("s.yaml", "name: é\nx: ü1\n");
+        let offset = source.text().find('1').unwrap();
+        assert_eq!(source.position(offset), Position { line: 2, column: 5 });
+    }
+
+    #[test]
+    fn crlf_line_endings_start_new_lines() {
+        let source = SourceFile::new("s.yaml", "a: 1\r\nb: 2\r\n");
+        let offset = source.text().find('b').unwrap();
+        assert_eq!(source.position(offset), Position { line: 2, column: 1 });
+    }
+
+    #[test]
+    fn offsets_past_the_end_are_clamped() {
+        let source = SourceFile::new("s.yaml", "a: 1");
+        assert_eq!(source.position(99), Position { line: 1, column: 5 });
+    }
+}

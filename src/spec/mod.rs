@@ -1,0 +1,398 @@
+//! The cluster spec, v1: the typed model users write (see `schemas/hybridgen.schema.json`).
+//! Field names are the public contract. Addresses and versions stay strings here, exactly as
+//! written, so that the plan can parse them once and the rules can say what is wrong with them.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A hybrid Linux + Windows Kubernetes cluster on flannel: its IP plan, network, Windows settings,
+/// cloud and nodes.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(title = "hybridgen cluster spec")]
+pub struct Spec {
+    /// The spec format version. `hybridgen/v1` is the only one so far.
+    #[schemars(example = &"hybridgen/v1")]
+    pub api_version: String,
+    /// The kind of document: always `Cluster`.
+    #[schemars(example = &"Cluster")]
+    pub kind: String,
+    pub metadata: Metadata,
+    pub kubernetes: Kubernetes,
+    pub network: Network,
+    pub flannel: Flannel,
+    /// Settings shared by every Windows node. Required when any node runs Windows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Windows>,
+    /// The cloud the nodes live on, and what its route tables need.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cloud: Option<Cloud>,
+    /// Every node of the cluster, in the order their pod subnets are assigned.
+    #[schemars(length(min = 1))]
+    pub nodes: Vec<Node>,
+}
+
+/// Identifies the cluster.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Metadata {
+    /// The cluster name: a DNS-1123 label (lower-case letters, digits and `-`, at most 63).
+    #[schemars(example = &"hybrid-demo")]
+    pub name: String,
+}
+
+/// The Kubernetes release and cluster DNS domain.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Kubernetes {
+    /// The Kubernetes release, `MAJOR.MINOR.PATCH` with an optional leading `v`. Quote it when it
+    /// could read as a number. Drives version-aware rules and output flavours.
+    #[schemars(example = &"1.16.2")]
+    pub version: String,
+    /// The cluster DNS domain (a DNS-1123 subdomain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "cluster.local"), example = &"cluster.local")]
+    pub dns_domain: Option<String>,
+}
+
+/// The IP plan: pod network, service network, cluster DNS, per-node pod subnets and the underlay.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Network {
+    /// The pod network (IPv4 CIDR): flannel's `Network` and kubeadm's `podSubnet`.
+    #[schemars(example = &"10.244.0.0/16")]
+    pub cluster_cidr: String,
+    /// The Service network (IPv4 CIDR), between /12 and /28.
+    #[schemars(example = &"10.96.0.0/12")]
+    pub service_cidr: String,
+    /// The cluster DNS Service address. Default: the 10th address of `serviceCidr`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"10.96.0.10")]
+    pub dns_service_ip: Option<String>,
+    /// The prefix length of each node's pod subnet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = 24))]
+    pub node_cidr_mask_size: Option<u8>,
+    /// The most pods a node runs (kubelet `maxPods`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = 110))]
+    pub max_pods_per_node: Option<u32>,
+    /// The underlay networks the nodes live in (VPC subnets, VLANs), as IPv4 CIDRs. Used for overlap
+    /// checks and host-gw adjacency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = vec!["192.168.10.0/24"])]
+    pub host_subnets: Option<Vec<String>>,
+}
+
+/// The flannel release and backend.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Flannel {
+    /// The flannel release (image tag), e.g. `v0.11.0`. Selects the manifest flavour.
+    /// Default: the release named in the README.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"v0.11.0")]
+    pub version: Option<String>,
+    /// The flannel backend: `vxlan` (overlay) or `host-gw` (l2bridge on Windows).
+    pub backend: Backend,
+    /// vxlan: the VXLAN network identifier. Default 4096 when any node runs Windows, else 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 4096)]
+    pub vni: Option<u32>,
+    /// vxlan: the UDP port. Default 4789 when any node runs Windows, else 8472.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 4789)]
+    pub port: Option<u16>,
+    /// vxlan: route directly between nodes on the same subnet. Default false; unsupported on Windows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = false))]
+    pub direct_routing: Option<bool>,
+    /// vxlan on Windows: the MAC prefix, two hex bytes joined by `-`. Default `0E-2A`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"0E-2A")]
+    pub mac_prefix: Option<String>,
+    /// The Windows HNS network name. Default `vxlan0` (vxlan) or `cbr0` (host-gw).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"vxlan0")]
+    pub network_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum Backend {
+    #[serde(rename = "vxlan")]
+    Vxlan,
+    #[serde(rename = "host-gw")]
+    HostGw,
+}
+
+impl Backend {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Vxlan => "vxlan",
+            Backend::HostGw => "host-gw",
+        }
+    }
+}
+
+/// Settings shared by every Windows node.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Windows {
+    /// The default Windows build of the nodes: `10.0.BUILD.REVISION` or `BUILD.REVISION`. Quote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"10.0.17763.379")]
+    pub build: Option<String>,
+    /// The container runtime on the Windows nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "dockerd"))]
+    pub runtime: Option<Runtime>,
+    /// The default network adapter for the container network (a node may override it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"Ethernet")]
+    pub interface_name: Option<String>,
+    /// Where Kubernetes is installed on the Windows nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = r"C:\ProgramData\Kubernetes")]
+    pub install_dir: Option<String>,
+    /// Container images. Default: the images that match the nodes' build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<Images>,
+    /// How Windows nodes join the control plane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_plane: Option<ControlPlane>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Runtime {
+    Dockerd,
+    Containerd,
+}
+
+/// Windows container images; each must match the Windows build of the nodes it runs on.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Images {
+    /// The pause (infrastructure) image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"mcr.microsoft.com/k8s/core/pause:1.2.0")]
+    pub pause: Option<String>,
+    /// The Nano Server base image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"mcr.microsoft.com/windows/nanoserver:1809")]
+    pub nanoserver: Option<String>,
+    /// The Server Core base image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"mcr.microsoft.com/windows/servercore:ltsc2019")]
+    pub servercore: Option<String>,
+}
+
+/// The control-plane node Windows nodes join, and the join secrets.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ControlPlane {
+    /// The control-plane address. Default: the first controlplane node's address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"192.168.10.10")]
+    pub address: Option<String>,
+    /// The SSH user on the control-plane node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"localadmin")]
+    pub username: Option<String>,
+    /// The kubeadm bootstrap token: a reference `{fromEnv: NAME}`, never the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubeadm_token: Option<Secret>,
+    /// The kubeadm discovery CA certificate hash: a reference `{fromEnv: NAME}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubeadm_ca_hash: Option<Secret>,
+}
+
+/// A secret: a reference to an environment variable read at render time. A literal string is
+/// accepted but warned about (HG005): a committed spec should not hold a secret.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Secret {
+    FromEnv(EnvReference),
+    Inline(String),
+}
+
+/// Names the environment variable that holds a secret.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EnvReference {
+    /// The environment variable's name.
+    #[schemars(example = &"KUBEADM_TOKEN")]
+    pub from_env: String,
+}
+
+/// The cloud the nodes live on.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Cloud {
+    /// `none` (bare metal, VMs, one L2 network), `aws`, `gce` or `azure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "none"))]
+    pub provider: Option<Provider>,
+    /// AWS: the route table that carries pod routes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aws: Option<Aws>,
+    /// GCE: the project and network that carry pod routes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gce: Option<Gce>,
+    /// Azure: the route table that carries pod routes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub azure: Option<Azure>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    None,
+    Aws,
+    Gce,
+    Azure,
+}
+
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::None => "none",
+            Provider::Aws => "aws",
+            Provider::Gce => "gce",
+            Provider::Azure => "azure",
+        }
+    }
+}
+
+/// AWS settings.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Aws {
+    /// The AWS region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"us-east-1")]
+    pub region: Option<String>,
+    /// The VPC route table that receives one route per node pod subnet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"rtb-0a1b2c3d")]
+    pub route_table_id: Option<String>,
+}
+
+/// GCE settings.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Gce {
+    /// The GCP project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"my-project")]
+    pub project: Option<String>,
+    /// The VPC network that receives one route per node pod subnet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"default")]
+    pub network: Option<String>,
+}
+
+/// Azure settings.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Azure {
+    /// The resource group holding the route table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"hybrid-rg")]
+    pub resource_group: Option<String>,
+    /// The route table that receives one route per node pod subnet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"hybrid-pods")]
+    pub route_table_name: Option<String>,
+    /// The Azure region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"eastus2")]
+    pub location: Option<String>,
+}
+
+/// One node of the cluster.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Node {
+    /// The node name: a DNS-1123 label, unique in the cluster.
+    #[schemars(example = &"win-0")]
+    pub name: String,
+    /// The node's operating system.
+    pub os: Os,
+    /// What the node runs. Windows nodes are workers only.
+    #[schemars(length(min = 1))]
+    pub roles: Vec<Role>,
+    /// The node's routable (internal) IPv4 address, unique in the cluster.
+    #[schemars(example = &"192.168.10.30")]
+    pub address: String,
+    /// Pins the node's pod subnet. Default: the next free subnet of `clusterCidr`, in node order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"10.244.7.0/24")]
+    pub pod_cidr: Option<String>,
+    /// Windows: this node's build, overriding `windows.build`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"10.0.17763.379")]
+    pub windows_build: Option<String>,
+    /// Windows: this node's container network adapter, overriding `windows.interfaceName`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"Ethernet 2")]
+    pub interface_name: Option<String>,
+    /// What the cloud's route tables need to name this node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cloud: Option<NodeCloud>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Os {
+    Linux,
+    Windows,
+}
+
+impl Os {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Os::Linux => "linux",
+            Os::Windows => "windows",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Controlplane,
+    Etcd,
+    Worker,
+}
+
+/// The node's identity in its cloud.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NodeCloud {
+    /// AWS: the instance a route targets, and whose source/destination check is turned off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"i-0abc")]
+    pub instance_id: Option<String>,
+    /// GCE: the instance's zone (`--next-hop-instance-zone`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"us-central1-a")]
+    pub zone: Option<String>,
+    /// Azure: the NIC on which IP forwarding is enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"win-0-nic")]
+    pub nic: Option<String>,
+}
+
+impl Spec {
+    pub fn has_windows_nodes(&self) -> bool {
+        self.nodes.iter().any(|node| node.os == Os::Windows)
+    }
+
+    pub fn provider(&self) -> Provider {
+        self.cloud
+            .as_ref()
+            .and_then(|cloud| cloud.provider)
+            .unwrap_or(Provider::None)
+    }
+}
