@@ -3,6 +3,12 @@
 //! The pipeline: `load` (YAML → JSON value + spans) → `schema` (HG002) → `spec` (typed) →
 //! `plan` (addresses, subnets, routes) → `rules` (findings) → `report` (human, json, sarif, github).
 
+// Errors travel as values: a spec from a pull request must never crash the linter.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod cli;
 pub mod diagnostic;
 pub mod load;

@@ -78,7 +78,7 @@ pub fn validate(source: &SourceFile, document: &Document) -> Vec<Diagnostic> {
     let Some(validator) = &compiled.validator else {
         return Vec::new();
     };
-    validator
+    let found: Vec<Diagnostic> = validator
         .iter_errors(&document.value)
         .flat_map(|error| {
             let pointer = error.instance_path().as_str().to_string();
@@ -92,6 +92,36 @@ pub fn validate(source: &SourceFile, document: &Document) -> Vec<Diagnostic> {
                 error.kind(),
                 &error.to_string(),
             )
+        })
+        .collect();
+    without_typo_echoes(found)
+}
+
+/// A misspelt required field shows up twice: as an unknown key and as a missing field. The unknown
+/// key, with its "did you mean", is the one worth reading.
+fn without_typo_echoes(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let suggested: Vec<(String, String)> = found
+        .iter()
+        .filter_map(|diagnostic| {
+            let suggestion = diagnostic
+                .help
+                .as_deref()?
+                .strip_prefix("did you mean `")?
+                .strip_suffix("`?")?;
+            let pointer = diagnostic.primary.location.pointer();
+            let parent = &pointer[..pointer.rfind('/')?];
+            Some((parent.to_string(), suggestion.to_string()))
+        })
+        .collect();
+    found
+        .into_iter()
+        .filter(|diagnostic| {
+            !suggested.iter().any(|(parent, name)| {
+                diagnostic.primary.location.pointer() == parent
+                    && diagnostic
+                        .message
+                        .starts_with(&format!("missing required field `{name}`"))
+            })
         })
         .collect()
 }

@@ -102,7 +102,7 @@ mod tests {
         load(&SourceFile::new("t.yaml", text))
     }
 
-    fn span_text<'a>(text: &'a str, span: Range<usize>) -> &'a str {
+    fn span_text(text: &str, span: Range<usize>) -> &str {
         &text[span]
     }
 

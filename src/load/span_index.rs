@@ -99,8 +99,9 @@ struct Frame {
     /// For a mapping: the key read and waiting for its value.
     pending_key: Option<(Box<str>, Range<usize>)>,
     is_mapping: bool,
-    /// Flow collections end at their closing bracket; block ones at their last child.
+    /// Flow collections span their brackets; block ones span from their first to last child.
     is_flow: bool,
+    first_child_start: Option<usize>,
     last_child_end: usize,
 }
 
@@ -108,9 +109,10 @@ struct Frame {
 /// index, or the first reason the text is not an acceptable spec.
 pub fn build(text: &str, base: usize) -> Result<SpanIndex, LoadError> {
     let options = granit_parser::options! {
-        flow_nesting_limit: MAX_DEPTH + 1,
-        block_nesting_limit: MAX_DEPTH + 1,
+        flow_nesting_limit: 2 * MAX_DEPTH,
+        block_nesting_limit: 2 * MAX_DEPTH,
         disallow_directives: true,
+        emit_unresolved_aliases: true,
     };
     let mut builder = Builder {
         index: SpanIndex::default(),
@@ -121,7 +123,12 @@ pub fn build(text: &str, base: usize) -> Result<SpanIndex, LoadError> {
     for event in Parser::new_from_str_with_options(text, options) {
         let (event, span) = event.map_err(|error| {
             let at = error.marker().byte_offset().unwrap_or(0) + base;
-            LoadError::new(at..at, error.kind().to_string())
+            let message = error.kind().to_string();
+            if message.contains("recursion limit") || message.contains("nesting limit") {
+                nesting_error(at..at)
+            } else {
+                LoadError::new(at..at, message)
+            }
         })?;
         builder.event(event, span)?;
     }
@@ -189,17 +196,14 @@ impl Builder {
                 };
                 let node = self.add_node(bytes.clone(), children)?;
                 if self.stack.len() >= MAX_DEPTH {
-                    return Err(LoadError::new(
-                        bytes,
-                        format!("the document nests deeper than {MAX_DEPTH} levels"),
-                    )
-                    .help("a cluster spec is only a few levels deep; flatten the structure"));
+                    return Err(nesting_error(bytes));
                 }
                 self.stack.push(Frame {
                     node,
                     pending_key: None,
                     is_mapping,
                     is_flow: style == StructureStyle::Flow,
+                    first_child_start: None,
                     last_child_end: bytes.end,
                 });
             }
@@ -221,6 +225,11 @@ impl Builder {
         let mut key_span = None;
         if let Some(frame) = self.stack.last_mut() {
             frame.last_child_end = frame.last_child_end.max(value.end);
+            let child_start = frame
+                .pending_key
+                .as_ref()
+                .map_or(value.start, |(_, key)| key.start);
+            frame.first_child_start.get_or_insert(child_start);
             let parent = frame.node as usize;
             match (
                 &mut self.index.nodes[parent].children,
@@ -252,11 +261,12 @@ impl Builder {
             return Ok(());
         };
         let node = &mut self.index.nodes[frame.node as usize];
-        node.value.end = if frame.is_flow {
-            end.end
+        if frame.is_flow {
+            node.value.end = end.end;
         } else {
-            frame.last_child_end
-        };
+            node.value.start = frame.first_child_start.unwrap_or(node.value.start);
+            node.value.end = frame.last_child_end;
+        }
         let node_end = node.value.end;
         if let Some(parent) = self.stack.last_mut() {
             parent.last_child_end = parent.last_child_end.max(node_end);
@@ -273,6 +283,14 @@ impl Builder {
         }
         Ok(())
     }
+}
+
+fn nesting_error(span: Range<usize>) -> LoadError {
+    LoadError::new(
+        span,
+        format!("the document nests deeper than {MAX_DEPTH} levels"),
+    )
+    .help("a cluster spec is only a few levels deep; flatten the structure")
 }
 
 /// The later (in document order) of the first pair of equal keys in a key-sorted member list.

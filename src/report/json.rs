@@ -71,7 +71,7 @@ pub fn render(reports: &[FileReport]) -> String {
                     column: start.column,
                     end_line: end.line,
                     end_column: end.column,
-                    url: rule_url(diagnostic.rule.code),
+                    url: rule_url(diagnostic.rule),
                     related: finding
                         .secondary
                         .iter()

@@ -8,6 +8,7 @@ pub mod sarif;
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::pipeline::Checked;
+use crate::rules::Rule;
 use crate::source::{Position, SourceFile};
 use std::ops::Range;
 
@@ -136,7 +137,11 @@ impl Totals {
     }
 }
 
-/// A stable link to a rule's section of the rules reference.
-pub fn rule_url(code: &str) -> String {
-    format!("docs/rules.md#{}", code.to_ascii_lowercase())
+/// A stable link to a rule's section of the rules reference (the heading's Markdown anchor).
+pub fn rule_url(rule: &Rule) -> String {
+    format!(
+        "docs/rules.md#{}-{}",
+        rule.code.to_ascii_lowercase(),
+        rule.name
+    )
 }

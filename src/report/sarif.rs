@@ -16,7 +16,7 @@ pub fn render(reports: &[FileReport]) -> String {
                 "shortDescription": {"text": rule.name.replace('-', " ")},
                 "fullDescription": {"text": first_paragraph(rule.explain)},
                 "help": {"text": rule.explain_markdown(), "markdown": rule.explain_markdown()},
-                "helpUri": rule_url(rule.code),
+                "helpUri": rule_url(rule),
                 "defaultConfiguration": {"level": level(rule.severity)},
             })
         })

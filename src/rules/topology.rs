@@ -49,9 +49,9 @@ declare_rules! {
     CLOUD_NODE_IDENTITY_MISSING = ("HG403", "cloud-node-identity-missing", Error, Some(check_node_identity));
 
     /// ### What it checks
-    /// That `cloud.provider` aws, gce or azure has its section, with what it always needs (AWS
-    /// `region`, GCE `project`, Azure `resourceGroup` and `location`) and, with host-gw, the route
-    /// table the pod routes go to (AWS `routeTableId`, GCE `network`, Azure `routeTableName`).
+    /// That `cloud.provider` aws, gce or azure has its section, complete: AWS `region` and
+    /// `routeTableId`, GCE `project` and `network`, Azure `resourceGroup`, `routeTableName` and
+    /// `location`.
     ///
     /// ### Why it matters
     /// Route tables and forwarding settings cannot be written without them.
@@ -170,26 +170,25 @@ fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
     let spec = context.spec;
     let provider = spec.provider();
     let Some(cloud) = &spec.cloud else { return };
-    let host_gw = context.plan.flannel.backend == Backend::HostGw;
-    let fields: Option<Vec<(&str, bool, bool)>> = match provider {
+    let fields: Option<Vec<(&str, bool)>> = match provider {
         Provider::None => return,
         Provider::Aws => cloud.aws.as_ref().map(|aws| {
             vec![
-                ("region", aws.region.is_some(), true),
-                ("routeTableId", aws.route_table_id.is_some(), host_gw),
+                ("region", aws.region.is_some()),
+                ("routeTableId", aws.route_table_id.is_some()),
             ]
         }),
         Provider::Gce => cloud.gce.as_ref().map(|gce| {
             vec![
-                ("project", gce.project.is_some(), true),
-                ("network", gce.network.is_some(), host_gw),
+                ("project", gce.project.is_some()),
+                ("network", gce.network.is_some()),
             ]
         }),
         Provider::Azure => cloud.azure.as_ref().map(|azure| {
             vec![
-                ("resourceGroup", azure.resource_group.is_some(), true),
-                ("location", azure.location.is_some(), true),
-                ("routeTableName", azure.route_table_name.is_some(), host_gw),
+                ("resourceGroup", azure.resource_group.is_some()),
+                ("location", azure.location.is_some()),
+                ("routeTableName", azure.route_table_name.is_some()),
             ]
         }),
     };
@@ -207,8 +206,8 @@ fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
         Some(fields) => {
             let missing: Vec<&str> = fields
                 .iter()
-                .filter(|(_, present, needed)| *needed && !present)
-                .map(|(field, _, _)| *field)
+                .filter(|(_, present)| !present)
+                .map(|(field, _)| *field)
                 .collect();
             if !missing.is_empty() {
                 found.push(

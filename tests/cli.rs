@@ -1,0 +1,266 @@
+//! The `hybridgen` binary as users run it: exit codes, inputs, formats, overrides, subcommands.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn hybridgen(args: &[&str]) -> Output {
+    hybridgen_with_stdin(args, None)
+}
+
+fn hybridgen_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn snapshot(name: &str, text: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!(name, text));
+}
+
+const MIXED: &str = "tests/fixtures/mixed.yaml";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-vxlan-windows.yaml";
+
+#[test]
+fn a_clean_spec_exits_zero_and_prints_its_plan() {
+    let output = hybridgen(&["plan", MAIN_EXAMPLE]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.contains("10.244.0.0/24"), "{text}");
+    assert!(text.contains("no problems found"), "{text}");
+}
+
+#[test]
+fn every_example_plans_without_errors() {
+    let mut examples: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 5, "{examples:?}");
+    for example in examples {
+        let output = hybridgen(&["plan", "--format", "json", example.to_str().unwrap()]);
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}: {report:#}",
+            example.display()
+        );
+        assert_eq!(report["summary"]["errors"], 0, "{}", example.display());
+    }
+}
+
+#[test]
+fn errors_exit_one() {
+    assert_eq!(hybridgen(&["plan", MIXED]).status.code(), Some(1));
+}
+
+#[test]
+fn yaml_syntax_errors_are_findings_and_exit_one() {
+    let output = hybridgen_with_stdin(&["plan", "-", "--format", "json"], Some(b"a: [1, 2\n"));
+    assert_eq!(output.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["diagnostics"][0]["code"], "HG001");
+}
+
+#[test]
+fn a_missing_file_exits_two_and_the_others_are_still_checked() {
+    let output = hybridgen(&["plan", "no-such-spec.yaml", MAIN_EXAMPLE]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot read `no-such-spec.yaml`"),
+        "{stderr}"
+    );
+    assert!(stdout(&output).contains("1 file checked"));
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    assert_eq!(hybridgen(&["plan"]).status.code(), Some(2));
+    assert_eq!(
+        hybridgen(&["plan", "--format", "xml", MIXED]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        hybridgen(&["plan", "--deny", "HG999", MIXED]).status.code(),
+        Some(2)
+    );
+    assert_eq!(hybridgen(&["explain", "HG999"]).status.code(), Some(2));
+}
+
+#[test]
+fn stdin_takes_the_name_given_for_it() {
+    let spec = std::fs::read(root().join(MIXED)).unwrap();
+    let output = hybridgen_with_stdin(
+        &[
+            "plan",
+            "-",
+            "--stdin-filename",
+            "clusters/mixed.yaml",
+            "--format",
+            "github",
+        ],
+        Some(&spec),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("file=clusters/mixed.yaml,"));
+}
+
+#[test]
+fn severity_overrides_change_the_exit_code() {
+    let spec = "examples/rancher-gce-host-gw.yaml";
+    assert_eq!(hybridgen(&["plan", spec]).status.code(), Some(0));
+    assert_eq!(
+        hybridgen(&["plan", "--deny-warnings", spec]).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        hybridgen(&["plan", "--deny", "HG207", spec]).status.code(),
+        Some(1)
+    );
+    let allowed = hybridgen(&["plan", "--allow", "hg207", "--deny-warnings", spec]);
+    assert_eq!(allowed.status.code(), Some(0));
+    let warned = hybridgen(&[
+        "plan", "--warn", "HG004", "--warn", "HG101", "--warn", "HG103", "--warn", "HG113",
+        "--warn", "HG201", "--warn", "HG202", "--warn", "HG302", MIXED,
+    ]);
+    assert_eq!(warned.status.code(), Some(0), "{}", stdout(&warned));
+}
+
+#[test]
+fn human_output_is_stable() {
+    let output = hybridgen(&["plan", "--color", "never", MIXED]);
+    snapshot("human@mixed", &stdout(&output));
+}
+
+#[test]
+fn json_output_is_stable_and_documented_fields_are_present() {
+    let output = hybridgen(&["plan", "--format", "json", MIXED]);
+    let text = stdout(&output);
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for entry in report["diagnostics"].as_array().unwrap() {
+        for field in [
+            "code",
+            "name",
+            "severity",
+            "message",
+            "help",
+            "file",
+            "path",
+            "line",
+            "column",
+            "endLine",
+            "endColumn",
+        ] {
+            assert!(entry.get(field).is_some(), "{field} missing in {entry}");
+        }
+    }
+    snapshot("json@mixed", &text);
+}
+
+#[test]
+fn sarif_output_is_stable() {
+    let text = stdout(&hybridgen(&["plan", "--format", "sarif", MIXED]));
+    let sarif: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let ids: Vec<&str> = rules
+        .iter()
+        .map(|rule| rule["id"].as_str().unwrap())
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(ids, sorted, "rules must be listed once, sorted");
+    for result in sarif["runs"][0]["results"].as_array().unwrap() {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+    }
+    snapshot("sarif@mixed", &text);
+}
+
+#[test]
+fn github_output_is_stable() {
+    snapshot(
+        "github@mixed",
+        &stdout(&hybridgen(&["plan", "--format", "github", MIXED])),
+    );
+}
+
+#[test]
+fn explain_prints_the_rule_and_all_prints_every_rule() {
+    let one = stdout(&hybridgen(&["explain", "hg201"]));
+    assert!(one.starts_with("## HG201 vxlan-vni-windows"), "{one}");
+    let all = stdout(&hybridgen(&["explain", "--all"]));
+    for rule in hybridgen::rules::ALL {
+        assert!(all.contains(&format!("## {} {}", rule.code, rule.name)));
+    }
+}
+
+#[test]
+fn init_writes_a_clean_starter_and_never_overwrites() {
+    let dir = std::env::temp_dir().join(format!("hybridgen-init-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("cluster.yaml");
+    let _ = std::fs::remove_file(&spec);
+    let _ = std::fs::remove_file(dir.join("hybridgen.schema.json"));
+    let first = hybridgen(&["init", spec.to_str().unwrap()]);
+    assert_eq!(first.status.code(), Some(0));
+    let written = std::fs::read_to_string(&spec).unwrap();
+    assert!(written.starts_with("# yaml-language-server: $schema=./hybridgen.schema.json"));
+    assert!(dir.join("hybridgen.schema.json").exists());
+    let planned = hybridgen(&["plan", "--deny-warnings", spec.to_str().unwrap()]);
+    assert_eq!(planned.status.code(), Some(0), "{}", stdout(&planned));
+
+    std::fs::write(&spec, "mine\n").unwrap();
+    let second = hybridgen(&["init", spec.to_str().unwrap()]);
+    assert_eq!(second.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&spec).unwrap(), "mine\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_closed_pipe_is_not_a_crash() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(["explain", "--all"])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert_ne!(status.code(), Some(101));
+}
+
+#[test]
+fn schema_command_prints_the_committed_schema() {
+    let printed = stdout(&hybridgen(&["schema"]));
+    let committed = std::fs::read_to_string(root().join("schemas/hybridgen.schema.json")).unwrap();
+    assert_eq!(printed, committed);
+}

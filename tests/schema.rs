@@ -1,0 +1,35 @@
+//! The committed schema is what the spec model generates. To update it after changing `src/spec`:
+//! `HYBRIDGEN_UPDATE_SCHEMA=1 cargo test --test schema`.
+
+use std::path::Path;
+
+#[test]
+fn committed_schema_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/hybridgen.schema.json");
+    let generated = hybridgen::schema::generate_text();
+    if std::env::var_os("HYBRIDGEN_UPDATE_SCHEMA").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "schemas/hybridgen.schema.json is stale; run `HYBRIDGEN_UPDATE_SCHEMA=1 cargo test --test schema` and review the diff"
+    );
+}
+
+#[test]
+fn every_schema_field_has_a_description() {
+    let schema = hybridgen::schema::generate();
+    let definitions = schema["definitions"].as_object().unwrap();
+    let objects = std::iter::once(&schema).chain(definitions.values());
+    for object in objects {
+        for (name, property) in object["properties"].as_object().into_iter().flatten() {
+            let described = property.get("description").is_some()
+                || property.get("$ref").is_some_and(|reference| {
+                    let target = reference.as_str().unwrap().rsplit('/').next().unwrap();
+                    definitions[target].get("description").is_some()
+                });
+            assert!(described, "field `{name}` has no description");
+        }
+    }
+}
