@@ -79,6 +79,15 @@ fn resolves_exactly(checked: &Checked, location: &Location) -> bool {
     }
 }
 
+fn assert_no_failures(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn invalid_fixtures_fire_their_codes_at_their_places() {
     let mut failures = Vec::new();
@@ -148,12 +157,7 @@ fn invalid_fixtures_fire_their_codes_at_their_places() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
 #[test]
@@ -181,12 +185,7 @@ fn valid_fixtures_have_no_errors() {
             failures.push(format!("{name}: {bad:?}"));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
 #[test]
