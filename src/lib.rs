@@ -14,6 +14,7 @@ pub mod diagnostic;
 pub mod load;
 pub mod pipeline;
 pub mod plan;
+pub mod render;
 pub mod report;
 pub mod rules;
 pub mod schema;

@@ -1,0 +1,113 @@
+//! Rendering: the plan turned into the files people deploy. Every module returns `Artifact`s in
+//! memory; only `write` touches the disk. Templates live in `templates/`, embedded in the binary,
+//! and only format values the plan computed.
+
+pub mod flannel;
+pub mod routes;
+pub mod windows;
+
+use crate::plan::Plan;
+use crate::spec::Spec;
+use std::collections::BTreeMap;
+
+/// One rendered file: its path under `--out` (`/`-separated, relative) and its contents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    pub path: String,
+    pub contents: String,
+    /// JSON keys whose string values are secrets: the file is written 0600, and `--check` compares
+    /// it with these values masked. Empty for files without secrets.
+    pub secret_keys: &'static [&'static str],
+}
+
+impl Artifact {
+    pub fn new(path: impl Into<String>, contents: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            contents: contents.into(),
+            secret_keys: &[],
+        }
+    }
+
+    pub fn holds_secrets(&self) -> bool {
+        !self.secret_keys.is_empty()
+    }
+}
+
+/// Secret values read from the environment at render time, by variable name. Values never reach
+/// a template context, a message or a report.
+#[derive(Default, Clone)]
+pub struct Secrets {
+    values: BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.values.keys()).finish()
+    }
+}
+
+impl Secrets {
+    pub fn from_values(values: BTreeMap<String, String>) -> Self {
+        Self { values }
+    }
+
+    /// The value of a variable, or an obvious placeholder when it was allowed to be missing.
+    pub fn value(&self, variable: &str) -> String {
+        self.values
+            .get(variable)
+            .cloned()
+            .unwrap_or_else(|| format!("<unset: {variable}>"))
+    }
+}
+
+/// What the renderers read.
+pub struct Input<'a> {
+    pub spec: &'a Spec,
+    pub plan: &'a Plan,
+    pub secrets: &'a Secrets,
+}
+
+/// A template that failed; its text names the template, never the context values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderError(pub String);
+
+impl From<minijinja::Error> for RenderError {
+    fn from(error: minijinja::Error) -> Self {
+        RenderError(format!(
+            "template `{}` failed at line {}: {}",
+            error.name().unwrap_or("?"),
+            error.line().unwrap_or(0),
+            error.kind()
+        ))
+    }
+}
+
+/// The template environment every renderer uses: strict undefined values, no auto-escaping (each
+/// template quotes explicitly, with `tojson`), trailing newlines kept, no debug dump of the context.
+#[allow(dead_code)] // used by the renderers being written
+pub(crate) fn environment() -> minijinja::Environment<'static> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
+        .keep_trailing_newline(true)
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .build()
+    {
+        env.set_syntax(syntax);
+    }
+    env.set_debug(false);
+    env
+}
+
+/// Every artifact of the spec, sorted by path.
+pub fn render_all(input: &Input) -> Result<Vec<Artifact>, RenderError> {
+    let mut artifacts = Vec::new();
+    artifacts.extend(flannel::render(input)?);
+    artifacts.extend(routes::render(input)?);
+    artifacts.extend(windows::render(input)?);
+    artifacts.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(artifacts)
+}
