@@ -25,6 +25,12 @@ enum Command {
         after_help = "Examples:\n  hybridgen plan examples/kubeadm-vxlan-windows.yaml\n  hybridgen plan --format sarif clusters/*.yaml > hybridgen.sarif\n  cat spec.yaml | hybridgen plan - --stdin-filename clusters/spec.yaml"
     )]
     Plan(PlanArgs),
+    /// Render the artifacts of a spec (flannel manifest, patches, Windows node configs, routes,
+    /// kubeadm and RKE configuration, plan.json) into a directory.
+    #[command(
+        after_help = "Examples:\n  hybridgen render examples/kubeadm-vxlan-windows.yaml --out deploy/\n  hybridgen render spec.yaml --out deploy/ --check   # CI: fail when committed artifacts are stale"
+    )]
+    Render(RenderArgs),
     /// Explain a rule: what it checks, why, and how to fix it.
     #[command(
         after_help = "Examples:\n  hybridgen explain HG201\n  hybridgen explain --all > rules.md"
@@ -80,6 +86,25 @@ struct PlanArgs {
     color: ColorChoice,
 }
 
+#[derive(Debug, Args)]
+struct RenderArgs {
+    /// The spec to render.
+    #[arg(value_name = "FILE")]
+    spec: PathBuf,
+    /// The directory to write into (created when missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Write nothing; exit 1 listing the files that differ from the rendered ones, or are missing.
+    #[arg(long)]
+    check: bool,
+    /// Render even when secret variables are unset, writing an obvious placeholder instead.
+    #[arg(long)]
+    allow_missing_secrets: bool,
+    /// Overwrite files in the output directory that hybridgen did not write.
+    #[arg(long)]
+    force: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Human,
@@ -109,6 +134,7 @@ pub enum Outcome {
 pub fn run(cli: Cli) -> Outcome {
     match cli.command {
         Command::Plan(args) => plan(args),
+        Command::Render(args) => render(args),
         Command::Explain { code, all } => explain(code.as_deref(), all),
         Command::Schema => emit(&schema::generate_text(), Outcome::Clean),
         Command::Init { path } => init(&path),
@@ -330,4 +356,129 @@ fn write_new(path: &Path, contents: &str) -> io::Result<()> {
         .open(path)?;
     file.write_all(contents.as_bytes())?;
     file.sync_all()
+}
+
+/// Prints findings for one file on standard error, in the human format without the plan.
+fn complain_findings(checked: &Checked, diagnostics: &[Diagnostic]) {
+    let report = FileReport::new(checked, diagnostics);
+    let style = human::Style {
+        color: io::stderr().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        width: 100,
+        show_plan: false,
+    };
+    let _ = io::stderr().write_all(human::render(&[report], style).as_bytes());
+}
+
+fn render(args: RenderArgs) -> Outcome {
+    let name = args.spec.display().to_string();
+    let bytes = match read_input(&args.spec) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            complain(&format!("cannot read `{name}`: {error}"));
+            return Outcome::Unusable;
+        }
+    };
+    let checked = pipeline::check(&name, &bytes);
+    let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
+        complain_findings(&checked, &checked.diagnostics);
+        complain(&format!("`{name}` has errors; nothing was rendered"));
+        return Outcome::Errors;
+    };
+    if checked
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error)
+    {
+        complain_findings(&checked, &checked.diagnostics);
+        complain(&format!("`{name}` has errors; nothing was rendered"));
+        return Outcome::Errors;
+    }
+    let (secrets, unset) = crate::render::secrets::from_environment(spec, plan);
+    if !unset.is_empty() && !args.check {
+        let findings =
+            crate::render::secrets::unset_findings(spec, &unset, args.allow_missing_secrets);
+        complain_findings(&checked, &findings);
+        if !args.allow_missing_secrets {
+            complain(
+                "nothing was rendered; set the variables, or pass --allow-missing-secrets for placeholders",
+            );
+            return Outcome::Errors;
+        }
+    }
+    let input = crate::render::Input {
+        spec,
+        plan,
+        secrets: &secrets,
+    };
+    let artifacts = match crate::render::render_all(&input) {
+        Ok(artifacts) => artifacts,
+        Err(error) => {
+            complain(&error.0);
+            return Outcome::Errors;
+        }
+    };
+    let out = &args.out;
+    if args.check {
+        return match crate::render::write::check(out, &artifacts) {
+            Ok(drift) if drift.is_empty() => emit(
+                &format!(
+                    "{} artifacts in {} are up to date\n",
+                    artifacts.len(),
+                    out.display()
+                ),
+                Outcome::Clean,
+            ),
+            Ok(drift) => {
+                let mut text = format!(
+                    "{} of {} artifacts in {} are stale:\n",
+                    drift.len(),
+                    artifacts.len(),
+                    out.display()
+                );
+                for item in &drift {
+                    match item {
+                        crate::render::write::Drift::Missing(path) => {
+                            text.push_str(&format!("missing: {path}\n"))
+                        }
+                        crate::render::write::Drift::Differs { path, diff } => {
+                            text.push_str(&format!("differs: {path}\n{diff}"));
+                            if !diff.ends_with('\n') {
+                                text.push('\n');
+                            }
+                        }
+                    }
+                }
+                text.push_str(&format!(
+                    "run `hybridgen render {name} --out {}` to update them\n",
+                    out.display()
+                ));
+                emit(&text, Outcome::Errors)
+            }
+            Err(error) => {
+                complain(&error.0);
+                Outcome::Unusable
+            }
+        };
+    }
+    match crate::render::write::write_all(out, &artifacts, args.force) {
+        Ok(written) => {
+            let mut text = String::new();
+            for path in &written.changed {
+                text.push_str(&format!("wrote {}\n", out.join(path).display()));
+            }
+            text.push_str(&format!(
+                "{} artifacts in {}: {} written, {} unchanged\n",
+                artifacts.len(),
+                out.display(),
+                written.changed.len(),
+                written.unchanged.len()
+            ));
+            emit(&text, Outcome::Clean)
+        }
+        Err(error) => {
+            complain(&format!("{}; nothing was changed", error.0));
+            Outcome::Unusable
+        }
+    }
 }

@@ -1,8 +1,9 @@
 //! One file through the whole check: load → API version → schema → typed spec → plan → rules.
 
-use crate::diagnostic::{Diagnostic, Location};
+use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::load::{self, Document};
 use crate::plan::Plan;
+use crate::render;
 use crate::rules::{self, input};
 use crate::schema;
 use crate::source::SourceFile;
@@ -15,6 +16,8 @@ pub struct Checked {
     pub spec: Option<Spec>,
     pub plan: Option<Plan>,
     pub diagnostics: Vec<Diagnostic>,
+    /// What `render` would write, when the spec has no errors.
+    pub artifacts: Vec<String>,
 }
 
 /// Checks the raw bytes of one spec file. Each stage runs only on what the previous one accepted.
@@ -26,6 +29,7 @@ pub fn check(name: &str, bytes: &[u8]) -> Checked {
         spec: None,
         plan: None,
         diagnostics: Vec::new(),
+        artifacts: Vec::new(),
     };
     let loaded = decoded.and_then(|()| load::load(&checked.source));
     let document = match loaded {
@@ -53,6 +57,7 @@ pub fn check(name: &str, bytes: &[u8]) -> Checked {
             Ok(spec) => {
                 let plan = Plan::build(&spec);
                 checked.diagnostics = rules::run(&spec, &plan);
+                checked.artifacts = artifact_paths(&spec, &plan, &checked.diagnostics);
                 checked.spec = Some(spec);
                 checked.plan = Some(plan);
             }
@@ -68,4 +73,25 @@ pub fn check(name: &str, bytes: &[u8]) -> Checked {
     }
     checked.document = Some(document);
     checked
+}
+
+/// The paths `render` would write (with placeholder secrets: only the paths are kept).
+fn artifact_paths(spec: &Spec, plan: &Plan, diagnostics: &[Diagnostic]) -> Vec<String> {
+    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        return Vec::new();
+    }
+    let secrets = render::Secrets::default();
+    let input = render::Input {
+        spec,
+        plan,
+        secrets: &secrets,
+    };
+    render::render_all(&input)
+        .map(|artifacts| {
+            artifacts
+                .into_iter()
+                .map(|artifact| artifact.path)
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -162,6 +162,36 @@ impl Plan {
     pub fn has_windows(&self) -> bool {
         self.nodes.iter().any(|node| node.os == Os::Windows)
     }
+
+    /// host-gw adjacency: the layer-2 network that holds the first node (the widest host subnet
+    /// holding it, or its /24 when no host subnets are declared), and the nodes outside it.
+    pub fn nodes_off_segment(&self) -> Option<(Ipv4Net, Vec<usize>)> {
+        let plan = self;
+        let addresses: Vec<(usize, Ipv4Addr)> = plan
+            .nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(index, node)| Some((index, *node.address.as_ref().ok()?)))
+            .collect();
+        let (_, first) = addresses.first()?;
+        let segment = if plan.host_subnets.is_empty() {
+            Ipv4Net::new(*first, 24).ok()?.trunc()
+        } else {
+            // The widest declared network holding the first node: the most generous reading.
+            plan.host_subnets
+                .iter()
+                .flatten()
+                .filter(|subnet| subnet.contains(first))
+                .min_by_key(|subnet| subnet.prefix_len())
+                .copied()?
+        };
+        let outside = addresses
+            .iter()
+            .filter(|(_, address)| !segment.contains(address))
+            .map(|(index, _)| *index)
+            .collect();
+        Some((segment, outside))
+    }
 }
 
 fn parse_release(text: &str, what: &str, example: &str) -> Parsed<Release> {

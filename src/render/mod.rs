@@ -2,9 +2,13 @@
 //! memory; only `write` touches the disk. Templates live in `templates/`, embedded in the binary,
 //! and only format values the plan computed.
 
+pub mod cluster;
 pub mod flannel;
+pub mod plan_file;
 pub mod routes;
+pub mod secrets;
 pub mod windows;
+pub mod write;
 
 use crate::plan::Plan;
 use crate::spec::Spec;
@@ -105,7 +109,9 @@ pub(crate) fn environment() -> minijinja::Environment<'static> {
 /// Every artifact of the spec, sorted by path.
 pub fn render_all(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let mut artifacts = Vec::new();
+    artifacts.extend(cluster::render(input)?);
     artifacts.extend(flannel::render(input)?);
+    artifacts.extend(plan_file::render(input)?);
     artifacts.extend(routes::render(input)?);
     artifacts.extend(windows::render(input)?);
     artifacts.sort_by(|a, b| a.path.cmp(&b.path));

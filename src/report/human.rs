@@ -31,6 +31,7 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
         if style.show_plan {
             if let (Some(spec), Some(plan)) = (&report.checked.spec, &report.checked.plan) {
                 out.push_str(&plan_text(report.name(), spec, plan));
+                out.push_str(&artifacts_text(&report.checked.artifacts));
                 out.push('\n');
             }
         }
@@ -157,6 +158,17 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
             node.name,
             address::size(&route.destination)
         ));
+    }
+    out
+}
+
+fn artifacts_text(artifacts: &[String]) -> String {
+    if artifacts.is_empty() {
+        return "\n  render writes nothing while the spec has errors\n".into();
+    }
+    let mut out = format!("\n  render writes ({}):\n", artifacts.len());
+    for path in artifacts {
+        out.push_str(&format!("    {path}\n"));
     }
     out
 }

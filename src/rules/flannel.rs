@@ -5,8 +5,6 @@ use crate::diagnostic::{Diagnostic, value};
 use crate::plan::version::Release;
 use crate::plan::{Plan, expected_network_name};
 use crate::spec::{Backend, Provider};
-use ipnet::Ipv4Net;
-use std::net::Ipv4Addr;
 
 declare_rules! {
     /// ### What it checks
@@ -275,40 +273,12 @@ fn check_network_name(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The layer-2 network that holds the first node, and the nodes outside it.
-fn nodes_off_segment(plan: &Plan) -> Option<(Ipv4Net, Vec<usize>)> {
-    let addresses: Vec<(usize, Ipv4Addr)> = plan
-        .nodes
-        .iter()
-        .enumerate()
-        .filter_map(|(index, node)| Some((index, *node.address.as_ref().ok()?)))
-        .collect();
-    let (_, first) = addresses.first()?;
-    let segment = if plan.host_subnets.is_empty() {
-        Ipv4Net::new(*first, 24).ok()?.trunc()
-    } else {
-        // The widest declared network holding the first node: the most generous reading.
-        plan.host_subnets
-            .iter()
-            .flatten()
-            .filter(|subnet| subnet.contains(first))
-            .min_by_key(|subnet| subnet.prefix_len())
-            .copied()?
-    };
-    let outside = addresses
-        .iter()
-        .filter(|(_, address)| !segment.contains(address))
-        .map(|(index, _)| *index)
-        .collect();
-    Some((segment, outside))
-}
-
 fn check_adjacency(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
     if plan.flannel.backend != Backend::HostGw || context.spec.provider() != Provider::None {
         return;
     }
-    let Some((segment, outside)) = nodes_off_segment(plan) else {
+    let Some((segment, outside)) = plan.nodes_off_segment() else {
         return;
     };
     if outside.is_empty() {

@@ -1,0 +1,195 @@
+//! Cluster-wide configuration for the installers: kubeadm's config file and RKE's network section.
+
+use super::{Artifact, Input, RenderError};
+use crate::plan::Plan;
+use crate::plan::version::Release;
+use minijinja::context;
+
+/// The kubeadm config API a Kubernetes release reads: v1beta1 from 1.13, v1beta2 from 1.15
+/// (v1beta1 removed in 1.22), v1beta3 from 1.22 (v1beta2 removed in 1.27, kubernetes#114540),
+/// v1beta4 from 1.31.
+pub fn kubeadm_api_version(kubernetes: &Release) -> &'static str {
+    if kubernetes.at_least(1, 31) {
+        "kubeadm.k8s.io/v1beta4"
+    } else if kubernetes.at_least(1, 22) {
+        "kubeadm.k8s.io/v1beta3"
+    } else if kubernetes.at_least(1, 15) {
+        "kubeadm.k8s.io/v1beta2"
+    } else {
+        "kubeadm.k8s.io/v1beta1"
+    }
+}
+
+/// The controller-manager flag for the node mask: the per-family flag from 1.17 on, which is also
+/// the one kubeadm's own validation reads (facts-ipplan-rules.md IP035).
+fn node_mask_flag(kubernetes: &Release) -> &'static str {
+    if kubernetes.at_least(1, 17) {
+        "node-cidr-mask-size-ipv4"
+    } else {
+        "node-cidr-mask-size"
+    }
+}
+
+/// The values both installers need, as display strings.
+struct Network {
+    cluster_cidr: String,
+    service_cidr: String,
+    dns_service_ip: String,
+}
+
+fn network(plan: &Plan) -> Result<Network, RenderError> {
+    let missing = |what: &str| RenderError(format!("the plan has no valid {what}"));
+    Ok(Network {
+        cluster_cidr: plan
+            .cluster_cidr
+            .as_ref()
+            .map_err(|_| missing("clusterCidr"))?
+            .to_string(),
+        service_cidr: plan
+            .service_cidr
+            .as_ref()
+            .map_err(|_| missing("serviceCidr"))?
+            .to_string(),
+        dns_service_ip: match &plan.dns_service_ip {
+            Some(Ok(ip)) => ip.to_string(),
+            _ => return Err(missing("dnsServiceIp")),
+        },
+    })
+}
+
+pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
+    let plan = input.plan;
+    let kubernetes = plan
+        .kubernetes_version
+        .as_ref()
+        .map_err(|_| RenderError("the plan has no valid Kubernetes version".into()))?;
+    let net = network(plan)?;
+    let mut env = super::environment();
+    env.add_template(
+        "kubeadm/kubeadm-config.yaml.j2",
+        include_str!("../../templates/kubeadm/kubeadm-config.yaml.j2"),
+    )?;
+    env.add_template(
+        "rke/cluster-network.yml.j2",
+        include_str!("../../templates/rke/cluster-network.yml.j2"),
+    )?;
+    let api_version = kubeadm_api_version(kubernetes);
+    let kubeadm = env
+        .get_template("kubeadm/kubeadm-config.yaml.j2")?
+        .render(context! {
+            api_version,
+            kubernetes_version => kubernetes.to_string(),
+            cluster_name => input.spec.metadata.name.clone(),
+            cluster_cidr => net.cluster_cidr.clone(),
+            service_cidr => net.service_cidr.clone(),
+            dns_service_ip => net.dns_service_ip.clone(),
+            dns_domain => plan.dns_domain.clone(),
+            max_pods => plan.max_pods,
+            node_mask => plan.node_mask,
+            mask_flag => (plan.node_mask != 24).then(|| node_mask_flag(kubernetes)),
+            extra_args_list => api_version.ends_with("v1beta4"),
+        })?;
+    let rke = env
+        .get_template("rke/cluster-network.yml.j2")?
+        .render(context! {
+            backend => plan.flannel.backend.as_str(),
+            port => plan.flannel.port,
+            vni => plan.flannel.vni,
+            cluster_cidr => net.cluster_cidr,
+            service_cidr => net.service_cidr,
+            dns_service_ip => net.dns_service_ip,
+            dns_domain => plan.dns_domain.clone(),
+        })?;
+    Ok(vec![
+        Artifact::new("kubeadm/kubeadm-config.yaml", kubeadm),
+        Artifact::new("rke/cluster-network.yml", rke),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::Secrets;
+    use crate::spec::Spec;
+
+    fn render_spec(edit: impl Fn(String) -> String) -> Vec<Artifact> {
+        let text = edit(include_str!("../../templates/starter.yaml").to_string());
+        let spec: Spec = serde_yaml::from_str(&text).unwrap();
+        let plan = Plan::build(&spec);
+        render(&Input {
+            spec: &spec,
+            plan: &plan,
+            secrets: &Secrets::default(),
+        })
+        .unwrap()
+    }
+
+    fn documents(text: &str) -> Vec<serde_yaml::Value> {
+        serde_yaml::Deserializer::from_str(text)
+            .map(|document| serde_yaml::Value::deserialize(document).unwrap())
+            .collect()
+    }
+
+    use serde::Deserialize;
+
+    #[test]
+    fn kubeadm_config_carries_the_plan() {
+        let artifacts = render_spec(|text| text);
+        let docs = documents(&artifacts[0].contents);
+        assert_eq!(docs.len(), 3);
+        assert_eq!(docs[0]["apiVersion"], "kubeadm.k8s.io/v1beta2");
+        assert_eq!(docs[0]["kubernetesVersion"], "v1.16.2");
+        assert_eq!(docs[0]["networking"]["podSubnet"], "10.244.0.0/16");
+        assert_eq!(docs[0]["networking"]["serviceSubnet"], "10.96.0.0/12");
+        assert!(
+            docs[0].get("controllerManager").is_none(),
+            "mask 24 needs no flag"
+        );
+        assert_eq!(docs[1]["clusterDNS"][0], "10.96.0.10");
+        assert_eq!(docs[1]["maxPods"], 110);
+        assert_eq!(docs[2]["clusterCIDR"], "10.244.0.0/16");
+    }
+
+    #[test]
+    fn kubeadm_api_versions_follow_the_release() {
+        let version = |text: &str| kubeadm_api_version(&Release::parse(text).unwrap());
+        assert_eq!(version("1.14.0"), "kubeadm.k8s.io/v1beta1");
+        assert_eq!(version("1.21.9"), "kubeadm.k8s.io/v1beta2");
+        assert_eq!(version("1.30.0"), "kubeadm.k8s.io/v1beta3");
+        assert_eq!(version("1.31.0"), "kubeadm.k8s.io/v1beta4");
+    }
+
+    #[test]
+    fn a_node_mask_other_than_24_reaches_the_controller_manager() {
+        let artifacts = render_spec(|text| {
+            text.replace(
+                "  serviceCidr: 10.96.0.0/12",
+                "  serviceCidr: 10.96.0.0/12\n  nodeCidrMaskSize: 25\n  maxPodsPerNode: 100",
+            )
+            .replace("version: \"1.16.2\"", "version: \"1.31.2\"")
+        });
+        let docs = documents(&artifacts[0].contents);
+        assert_eq!(
+            docs[0]["controllerManager"]["extraArgs"][0]["name"],
+            "node-cidr-mask-size-ipv4"
+        );
+        assert_eq!(docs[0]["controllerManager"]["extraArgs"][0]["value"], "25");
+    }
+
+    #[test]
+    fn rke_options_are_strings() {
+        let artifacts = render_spec(|text| text);
+        let docs = documents(&artifacts[1].contents);
+        let options = &docs[0]["network"]["options"];
+        assert_eq!(options["flannel_backend_vni"], "4096");
+        assert_eq!(options["flannel_backend_port"], "4789");
+        assert_eq!(
+            docs[0]["services"]["kubelet"]["cluster_dns_server"],
+            "10.96.0.10"
+        );
+        assert_eq!(
+            docs[0]["services"]["kube-controller"]["cluster_cidr"],
+            "10.244.0.0/16"
+        );
+    }
+}

@@ -1,0 +1,197 @@
+//! `plan.json`: the resolved spec and plan, machine-readable (documented in the README). Secret
+//! values never appear in it; secret references are named by their variables.
+
+use super::{Artifact, Input, RenderError};
+use crate::plan::address;
+use crate::spec::Role;
+use serde::Serialize;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlanFile {
+    version: u32,
+    cluster: String,
+    kubernetes: Kubernetes,
+    network: Network,
+    flannel: Flannel,
+    cloud: &'static str,
+    nodes: Vec<Node>,
+    routes: Vec<Route>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Kubernetes {
+    version: String,
+    dns_domain: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Network {
+    cluster_cidr: String,
+    service_cidr: String,
+    dns_service_ip: String,
+    node_cidr_mask_size: u8,
+    max_pods_per_node: u32,
+    host_subnets: Vec<String>,
+    node_subnets: u64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Flannel {
+    version: String,
+    backend: &'static str,
+    vni: u32,
+    port: u16,
+    direct_routing: bool,
+    mac_prefix: String,
+    network_name: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Node {
+    name: String,
+    os: &'static str,
+    roles: Vec<&'static str>,
+    address: String,
+    pod_cidr: String,
+    pinned: bool,
+    usable_pod_addresses: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    windows: Option<NodeWindows>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeWindows {
+    build: String,
+    interface_name: String,
+    pause_image: String,
+    nanoserver_image: String,
+    servercore_image: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Route {
+    destination: String,
+    next_hop: String,
+    node: String,
+}
+
+fn invalid(what: &str) -> RenderError {
+    RenderError(format!("the plan has no valid {what}"))
+}
+
+pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
+    let plan = input.plan;
+    let cluster = plan
+        .cluster_cidr
+        .as_ref()
+        .map_err(|_| invalid("clusterCidr"))?;
+    let nodes = plan
+        .nodes
+        .iter()
+        .map(|node| {
+            Ok(Node {
+                name: node.name.clone(),
+                os: node.os.as_str(),
+                roles: node
+                    .roles
+                    .iter()
+                    .map(|role| match role {
+                        Role::Controlplane => "controlplane",
+                        Role::Etcd => "etcd",
+                        Role::Worker => "worker",
+                    })
+                    .collect(),
+                address: node
+                    .address
+                    .as_ref()
+                    .map_err(|_| invalid("node address"))?
+                    .to_string(),
+                pod_cidr: node
+                    .pod_subnet
+                    .ok_or_else(|| invalid("pod subnet"))?
+                    .to_string(),
+                pinned: node.pinned.is_some(),
+                usable_pod_addresses: node.usable_pod_addresses,
+                windows: node.windows.as_ref().map(|windows| NodeWindows {
+                    build: match &windows.build {
+                        Some(Ok(build)) => build.to_string(),
+                        _ => String::new(),
+                    },
+                    interface_name: windows.interface_name.clone(),
+                    pause_image: windows.images.pause.clone(),
+                    nanoserver_image: windows.images.nanoserver.clone(),
+                    servercore_image: windows.images.servercore.clone(),
+                }),
+            })
+        })
+        .collect::<Result<Vec<_>, RenderError>>()?;
+    let file = PlanFile {
+        version: 1,
+        cluster: input.spec.metadata.name.clone(),
+        kubernetes: Kubernetes {
+            version: plan
+                .kubernetes_version
+                .as_ref()
+                .map_err(|_| invalid("Kubernetes version"))?
+                .to_string(),
+            dns_domain: plan.dns_domain.clone(),
+        },
+        network: Network {
+            cluster_cidr: cluster.to_string(),
+            service_cidr: plan
+                .service_cidr
+                .as_ref()
+                .map_err(|_| invalid("serviceCidr"))?
+                .to_string(),
+            dns_service_ip: match &plan.dns_service_ip {
+                Some(Ok(ip)) => ip.to_string(),
+                _ => return Err(invalid("dnsServiceIp")),
+            },
+            node_cidr_mask_size: plan.node_mask,
+            max_pods_per_node: plan.max_pods,
+            host_subnets: plan
+                .host_subnets
+                .iter()
+                .flatten()
+                .map(ToString::to_string)
+                .collect(),
+            node_subnets: address::size(cluster) >> (32 - u32::from(plan.node_mask)),
+        },
+        flannel: Flannel {
+            version: plan
+                .flannel
+                .version
+                .as_ref()
+                .map(|v| format!("v{v}"))
+                .map_err(|_| invalid("flannel version"))?,
+            backend: plan.flannel.backend.as_str(),
+            vni: plan.flannel.vni,
+            port: plan.flannel.port,
+            direct_routing: plan.flannel.direct_routing,
+            mac_prefix: plan.flannel.mac_prefix.clone(),
+            network_name: plan.flannel.network_name.clone(),
+        },
+        cloud: input.spec.provider().as_str(),
+        nodes,
+        routes: plan
+            .routes
+            .iter()
+            .map(|route| Route {
+                destination: route.destination.to_string(),
+                next_hop: route.next_hop.to_string(),
+                node: plan.nodes[route.node].name.clone(),
+            })
+            .collect(),
+    };
+    let mut text =
+        serde_json::to_string_pretty(&file).map_err(|error| RenderError(error.to_string()))?;
+    text.push('\n');
+    Ok(vec![Artifact::new("plan.json", text)])
+}

@@ -1,0 +1,413 @@
+//! Putting artifacts on disk, and comparing them with what is there (`--check`). Writes are staged:
+//! every file first goes to a temporary file beside its target, and only when all are staged are
+//! they renamed into place, so a failure part way leaves every existing file as it was. Nothing
+//! outside the output directory is touched: no symlink is followed, no path leaves it, and a file
+//! hybridgen did not write is not overwritten without `force`.
+
+use super::Artifact;
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+
+/// The list of files hybridgen wrote into an output directory, so that it never overwrites one
+/// it did not write.
+pub const MANIFEST: &str = ".hybridgen-manifest";
+
+#[derive(Debug)]
+pub struct WriteError(pub String);
+
+/// What a write did, file by file.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    pub changed: Vec<String>,
+    pub unchanged: Vec<String>,
+}
+
+/// A rendered file that differs from the one on disk.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Drift {
+    Missing(String),
+    Differs { path: String, diff: String },
+}
+
+fn error(path: &Path, what: &str, cause: impl std::fmt::Display) -> WriteError {
+    WriteError(format!("{what} `{}`: {cause}", path.display()))
+}
+
+/// The artifact's path under `out`, refusing anything that could leave it.
+fn target(out: &Path, relative: &str) -> Result<PathBuf, WriteError> {
+    let path = Path::new(relative);
+    let safe = !relative.is_empty()
+        && path.components().all(|part| matches!(part, Component::Normal(name) if !name.to_string_lossy().starts_with('.')));
+    if !safe {
+        return Err(WriteError(format!(
+            "refusing the artifact path `{relative}`: it would leave the output directory"
+        )));
+    }
+    Ok(out.join(path))
+}
+
+/// Creates `dir` and its parents below `out`, refusing any that exists as a symlink or a file.
+fn ensure_directory(out: &Path, dir: &Path) -> Result<(), WriteError> {
+    let mut current = out.to_path_buf();
+    let relative = dir
+        .strip_prefix(out)
+        .map_err(|_| error(dir, "refusing", "outside the output directory"))?;
+    for part in relative.components() {
+        current.push(part);
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(error(
+                    &current,
+                    "refusing to follow the symlink",
+                    "a link could lead outside the output directory",
+                ));
+            }
+            Ok(meta) if !meta.is_dir() => {
+                return Err(error(
+                    &current,
+                    "cannot create the directory",
+                    "a file is in the way",
+                ));
+            }
+            Ok(_) => {}
+            Err(_) => fs::create_dir(&current)
+                .map_err(|cause| error(&current, "cannot create the directory", cause))?,
+        }
+    }
+    Ok(())
+}
+
+fn read_manifest(out: &Path) -> BTreeSet<String> {
+    fs::read_to_string(out.join(MANIFEST))
+        .map(|text| text.lines().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// Writes every artifact under `out`; files whose contents are unchanged are left alone.
+pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Written, WriteError> {
+    match fs::symlink_metadata(out) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(error(
+                out,
+                "refusing to write through the symlink",
+                "pass the real directory as --out",
+            ));
+        }
+        Ok(meta) if !meta.is_dir() => {
+            return Err(error(out, "cannot write into", "it is not a directory"));
+        }
+        Ok(_) => {}
+        Err(_) => fs::create_dir_all(out).map_err(|cause| error(out, "cannot create", cause))?,
+    }
+    let manifest = read_manifest(out);
+    let mut written = Written::default();
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let result = stage(out, artifacts, &manifest, force, &mut written, &mut staged);
+    if let Err(failure) = result {
+        for (temporary, _) in &staged {
+            let _ = fs::remove_file(temporary);
+        }
+        return Err(failure);
+    }
+    for (temporary, destination) in &staged {
+        fs::rename(temporary, destination)
+            .map_err(|cause| error(destination, "cannot replace", cause))?;
+    }
+    let mut listed: BTreeSet<String> = manifest;
+    listed.extend(artifacts.iter().map(|artifact| artifact.path.clone()));
+    let text: String = listed.iter().map(|path| format!("{path}\n")).collect();
+    let manifest_path = out.join(MANIFEST);
+    if fs::read_to_string(&manifest_path).ok().as_deref() != Some(text.as_str()) {
+        fs::write(&manifest_path, text)
+            .map_err(|cause| error(&manifest_path, "cannot write", cause))?;
+    }
+    Ok(written)
+}
+
+fn stage(
+    out: &Path,
+    artifacts: &[Artifact],
+    manifest: &BTreeSet<String>,
+    force: bool,
+    written: &mut Written,
+    staged: &mut Vec<(PathBuf, PathBuf)>,
+) -> Result<(), WriteError> {
+    for artifact in artifacts {
+        let destination = target(out, &artifact.path)?;
+        let parent = destination.parent().unwrap_or(out);
+        ensure_directory(out, parent)?;
+        match fs::symlink_metadata(&destination) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(error(
+                    &destination,
+                    "refusing to replace the symlink",
+                    "remove it first",
+                ));
+            }
+            Ok(_) => {
+                let current = fs::read(&destination).unwrap_or_default();
+                if current == artifact.contents.as_bytes() {
+                    written.unchanged.push(artifact.path.clone());
+                    continue;
+                }
+                if !force && !manifest.contains(&artifact.path) {
+                    return Err(error(
+                        &destination,
+                        "refusing to overwrite",
+                        "hybridgen did not write this file; move it away or pass --force",
+                    ));
+                }
+            }
+            Err(_) => {}
+        }
+        let temporary = parent.join(format!(
+            ".{}.hybridgen-{}.tmp",
+            destination
+                .file_name()
+                .map(|name| name.to_string_lossy())
+                .unwrap_or_default(),
+            std::process::id()
+        ));
+        staged.push((temporary.clone(), destination));
+        write_new_file(&temporary, &artifact.contents, artifact.holds_secrets())
+            .map_err(|cause| error(&temporary, "cannot write", cause))?;
+        written.changed.push(artifact.path.clone());
+    }
+    Ok(())
+}
+
+/// Creates a file with its final permissions from the start: 0600 for secrets (never created
+/// readable and narrowed afterwards), 0644 otherwise.
+fn write_new_file(path: &Path, contents: &str, secret: bool) -> io::Result<()> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(if secret { 0o600 } else { 0o644 });
+    }
+    #[cfg(not(unix))]
+    let _ = secret;
+    let mut file = options.open(path)?;
+    file.write_all(contents.as_bytes())?;
+    file.sync_all()
+}
+
+/// Compares rendered artifacts with `out` without writing anything. Files holding secrets are
+/// compared with the secret values masked on both sides.
+pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteError> {
+    let mut drift = Vec::new();
+    for artifact in artifacts {
+        let path = target(out, &artifact.path)?;
+        let Ok(on_disk) = fs::read_to_string(&path) else {
+            drift.push(Drift::Missing(artifact.path.clone()));
+            continue;
+        };
+        let (expected, actual) = if artifact.holds_secrets() {
+            (
+                mask(&artifact.contents, artifact.secret_keys),
+                mask(&on_disk, artifact.secret_keys),
+            )
+        } else {
+            (artifact.contents.clone(), on_disk)
+        };
+        if expected != actual {
+            drift.push(Drift::Differs {
+                path: artifact.path.clone(),
+                diff: unified_diff(&artifact.path, &actual, &expected),
+            });
+        }
+    }
+    Ok(drift)
+}
+
+/// The JSON text with the string values of the secret keys replaced, so that comparisons and
+/// diffs never depend on, or show, a secret.
+fn mask(text: &str, keys: &[&str]) -> String {
+    fn walk(value: &mut serde_json::Value, keys: &[&str]) {
+        match value {
+            serde_json::Value::Object(members) => {
+                for (name, member) in members.iter_mut() {
+                    if keys.contains(&name.as_str()) && member.is_string() {
+                        *member = serde_json::Value::from("<secret>");
+                    } else {
+                        walk(member, keys);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|item| walk(item, keys)),
+            _ => {}
+        }
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(mut value) => {
+            walk(&mut value, keys);
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        }
+        // Not JSON: nothing can be shown safely.
+        Err(_) => "<not comparable: the file is not the JSON hybridgen writes>".to_string(),
+    }
+}
+
+/// A short unified diff (at most 40 lines) from the file on disk to the rendered one.
+fn unified_diff(path: &str, on_disk: &str, rendered: &str) -> String {
+    let diff = similar::TextDiff::from_lines(on_disk, rendered);
+    let text = diff
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("{path} (on disk)"), &format!("{path} (rendered)"))
+        .to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= 40 {
+        text
+    } else {
+        format!(
+            "{}\n... ({} more lines)\n",
+            lines[..40].join("\n"),
+            lines.len() - 40
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("hybridgen-write-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn artifacts() -> Vec<Artifact> {
+        vec![
+            Artifact::new("a.yml", "a: 1\n"),
+            Artifact::new("sub/b.json", "{}\n"),
+            Artifact {
+                path: "windows/n/Kubeclustervxlan.json".into(),
+                contents: "{\n  \"KubeadmToken\": \"abcdef.0123456789abcdef\"\n}".into(),
+                secret_keys: &["KubeadmToken"],
+            },
+        ]
+    }
+
+    #[test]
+    fn writes_then_finds_nothing_to_change() {
+        let out = scratch("twice");
+        let first = write_all(&out, &artifacts(), false).unwrap();
+        assert_eq!(first.changed.len(), 3);
+        let second = write_all(&out, &artifacts(), false).unwrap();
+        assert_eq!(second.unchanged.len(), 3);
+        assert!(check(&out, &artifacts()).unwrap().is_empty());
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn secret_files_are_private_and_others_readable() {
+        use std::os::unix::fs::PermissionsExt;
+        let out = scratch("modes");
+        write_all(&out, &artifacts(), false).unwrap();
+        let mode = |path: &str| fs::metadata(out.join(path)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode("windows/n/Kubeclustervxlan.json"), 0o600);
+        assert_eq!(
+            mode("a.yml") & 0o600,
+            0o600,
+            "public files stay readable by their owner"
+        );
+        assert_ne!(mode("a.yml"), 0o600, "public files are not created private");
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn check_masks_secrets_and_reports_drift_with_a_diff() {
+        let out = scratch("check");
+        write_all(&out, &artifacts(), false).unwrap();
+        let mut changed = artifacts();
+        changed[0].contents = "a: 2\n".into();
+        changed[2].contents = changed[2]
+            .contents
+            .replace("abcdef.0123456789abcdef", "<unset: KUBEADM_TOKEN>");
+        changed.push(Artifact::new("new.txt", "x\n"));
+        let drift = check(&out, &changed).unwrap();
+        assert_eq!(drift.len(), 2, "{drift:?}");
+        match &drift[0] {
+            Drift::Differs { path, diff } => {
+                assert_eq!(path, "a.yml");
+                assert!(diff.contains("-a: 1") && diff.contains("+a: 2"), "{diff}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(drift[1], Drift::Missing("new.txt".into()));
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_foreign_file_is_not_overwritten_without_force() {
+        let out = scratch("foreign");
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join("a.yml"), "mine\n").unwrap();
+        let refused = write_all(&out, &artifacts(), false).unwrap_err();
+        assert!(refused.0.contains("did not write"), "{}", refused.0);
+        assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "mine\n");
+        assert!(
+            !out.join("sub/b.json").exists(),
+            "nothing is written when one file is refused"
+        );
+        write_all(&out, &artifacts(), true).unwrap();
+        assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 1\n");
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_failure_part_way_leaves_the_previous_files_intact() {
+        let out = scratch("failure");
+        write_all(&out, &artifacts(), false).unwrap();
+        let mut next = artifacts();
+        next[0].contents = "a: 2\n".into();
+        // A directory where a file must go makes staging fail after `a.yml` was staged.
+        next.push(Artifact::new("sub/b.json/x", "y\n"));
+        assert!(write_all(&out, &next, false).is_err());
+        assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 1\n");
+        let leftovers: Vec<_> = fs::read_dir(&out)
+            .unwrap()
+            .filter(|entry| {
+                entry
+                    .as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with(".tmp")
+            })
+            .collect();
+        assert!(leftovers.is_empty());
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn paths_cannot_leave_the_output_directory() {
+        let out = scratch("escape");
+        for path in ["../x", "/etc/x", "a/../../x", ".hidden", ""] {
+            let result = write_all(&out, &[Artifact::new(path, "x")], false);
+            assert!(result.is_err(), "{path}");
+        }
+        let _ = fs::remove_dir_all(&out);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_not_followed() {
+        let out = scratch("symlink");
+        let elsewhere = scratch("symlink-target");
+        fs::create_dir_all(&out).unwrap();
+        fs::create_dir_all(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("sub")).unwrap();
+        assert!(write_all(&out, &artifacts(), false).is_err());
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+        fs::remove_dir_all(&out).unwrap();
+        fs::remove_dir_all(&elsewhere).unwrap();
+    }
+}

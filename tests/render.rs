@@ -1,0 +1,275 @@
+//! `hybridgen render` as users run it: refusing bad specs, secrets, `--check`, determinism, and
+//! every rendered YAML and JSON file read back by a parser.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const TOKEN: &str = "q1w2e3.r4t5y6u7i8o9p0a1";
+const CA_HASH: &str = "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-vxlan-windows.yaml";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hybridgen-render-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn hybridgen(args: &[&str], secrets: bool, cwd: &Path) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hybridgen"));
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("KUBEADM_TOKEN")
+        .env_remove("KUBEADM_CA_HASH");
+    if secrets {
+        command
+            .env("KUBEADM_TOKEN", TOKEN)
+            .env("KUBEADM_CA_HASH", CA_HASH);
+    }
+    command.output().unwrap()
+}
+
+fn render(spec: &Path, out: &Path) -> Output {
+    hybridgen(
+        &[
+            "render",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        true,
+        root(),
+    )
+}
+
+/// Every file under `dir`, relative path → bytes, sorted.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                files.push((relative, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn examples() -> Vec<PathBuf> {
+    let mut examples: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    examples.sort();
+    examples
+}
+
+#[test]
+fn every_example_renders_deterministically_and_every_file_parses() {
+    for example in examples() {
+        let name = example.file_stem().unwrap().to_string_lossy().to_string();
+        let (first, second) = (scratch(&format!("{name}-1")), scratch(&format!("{name}-2")));
+        let output = render(&example, &first);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // A second run, from another working directory, gives the same bytes.
+        let relative_out = second.to_str().unwrap();
+        let again = hybridgen(
+            &["render", example.to_str().unwrap(), "--out", relative_out],
+            true,
+            &std::env::temp_dir(),
+        );
+        assert_eq!(again.status.code(), Some(0));
+        let (a, b) = (tree(&first), tree(&second));
+        assert_eq!(a, b, "{name}: renders differ");
+        for (path, bytes) in &a {
+            let text =
+                std::str::from_utf8(bytes).unwrap_or_else(|_| panic!("{name}/{path} is not UTF-8"));
+            assert!(!text.contains('\r'), "{name}/{path} has CR line endings");
+            if path.ends_with(".json") || path.ends_with(".tf.json") {
+                serde_json::from_str::<serde_json::Value>(text)
+                    .unwrap_or_else(|e| panic!("{name}/{path}: {e}"));
+            } else if path.ends_with(".yml") || path.ends_with(".yaml") {
+                for document in serde_yaml::Deserializer::from_str(text) {
+                    serde_yaml::Value::deserialize(document)
+                        .unwrap_or_else(|e| panic!("{name}/{path}: {e}"));
+                }
+            }
+        }
+        std::fs::remove_dir_all(&first).unwrap();
+        std::fs::remove_dir_all(&second).unwrap();
+    }
+}
+
+#[test]
+fn a_spec_with_errors_renders_nothing() {
+    let out = scratch("errors");
+    let output = render(&root().join("tests/fixtures/mixed.yaml"), &out);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nothing was rendered"));
+    assert!(!out.exists());
+}
+
+#[test]
+fn unset_secrets_are_named_never_written_and_block_rendering() {
+    let out = scratch("unset");
+    let spec = root().join(MAIN_EXAMPLE);
+    let args = [
+        "render",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let refused = hybridgen(&args, false, root());
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("HG006") && stderr.contains("KUBEADM_TOKEN"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+
+    let mut allowed_args = args.to_vec();
+    allowed_args.push("--allow-missing-secrets");
+    let allowed = hybridgen(&allowed_args, false, root());
+    assert_eq!(
+        allowed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&allowed.stderr)
+    );
+    let node_config =
+        std::fs::read_to_string(out.join("windows/win-worker-0/Kubeclustervxlan.json")).unwrap();
+    assert!(node_config.contains("<unset: KUBEADM_TOKEN>"));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn secrets_reach_only_their_files_which_are_private() {
+    let out = scratch("secrets");
+    let output = render(&root().join(MAIN_EXAMPLE), &out);
+    assert_eq!(output.status.code(), Some(0));
+    for stream in [&output.stdout, &output.stderr] {
+        let text = String::from_utf8_lossy(stream);
+        assert!(
+            !text.contains(TOKEN) && !text.contains(CA_HASH),
+            "a secret was printed"
+        );
+    }
+    for (path, bytes) in tree(&out) {
+        let text = String::from_utf8_lossy(&bytes);
+        let holds = text.contains(TOKEN) || text.contains(CA_HASH);
+        assert_eq!(holds, path.starts_with("windows/"), "{path}");
+        #[cfg(unix)]
+        if holds {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(out.join(&path))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777;
+            assert_eq!(mode, 0o600, "{path}");
+        }
+    }
+    // Plan output, in every format, never holds them either.
+    for format in ["human", "json", "sarif", "github"] {
+        let plan = hybridgen(&["plan", "--format", format, MAIN_EXAMPLE], true, root());
+        let text = String::from_utf8_lossy(&plan.stdout);
+        assert!(!text.contains(TOKEN) && !text.contains(CA_HASH), "{format}");
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn check_reports_stale_and_missing_files_and_writes_nothing() {
+    let out = scratch("check");
+    let spec = root().join(MAIN_EXAMPLE);
+    render(&spec, &out);
+    let check_args = [
+        "render",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--check",
+    ];
+    // Without the secrets, files holding them still compare equal (masked).
+    let clean = hybridgen(&check_args, false, root());
+    assert_eq!(
+        clean.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&clean.stdout)
+    );
+
+    let manifest = out.join("rke/cluster-network.yml");
+    let edited = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("10.96.0.10", "10.96.0.11");
+    std::fs::write(&manifest, &edited).unwrap();
+    std::fs::remove_file(out.join("plan.json")).unwrap();
+    let before = tree(&out);
+    let stale = hybridgen(&check_args, false, root());
+    assert_eq!(stale.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&stale.stdout);
+    assert!(text.contains("missing: plan.json"), "{text}");
+    assert!(text.contains("differs: rke/cluster-network.yml"), "{text}");
+    assert!(
+        text.contains("-    cluster_dns_server: \"10.96.0.11\""),
+        "{text}"
+    );
+    assert_eq!(tree(&out), before, "--check wrote something");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_file_hybridgen_did_not_write_is_kept() {
+    let out = scratch("foreign");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("plan.json"), "mine\n").unwrap();
+    let refused = render(&root().join(MAIN_EXAMPLE), &out);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(out.join("plan.json")).unwrap(),
+        "mine\n"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn main_example_artifacts_are_stable() {
+    let out = scratch("golden");
+    render(&root().join(MAIN_EXAMPLE), &out);
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        for (path, bytes) in tree(&out) {
+            if path.starts_with('.') {
+                continue;
+            }
+            let name = format!("render@kubeadm-vxlan-windows@{}", path.replace('/', "__"));
+            insta::assert_snapshot!(name, String::from_utf8(bytes).unwrap());
+        }
+    });
+    std::fs::remove_dir_all(&out).unwrap();
+}
