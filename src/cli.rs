@@ -66,6 +66,19 @@ struct PlanArgs {
     /// The file name to report for standard input.
     #[arg(long, value_name = "NAME")]
     stdin_filename: Option<String>,
+    #[command(flatten)]
+    severities: SeverityArgs,
+    /// Print the findings only, not the plan.
+    #[arg(short, long)]
+    quiet: bool,
+    /// When to colour the human output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+/// Severity overrides, shared by `plan` and `render`.
+#[derive(Debug, Args)]
+struct SeverityArgs {
     /// Treat findings of this rule as errors (repeatable).
     #[arg(long, value_name = "CODE")]
     deny: Vec<String>,
@@ -78,12 +91,6 @@ struct PlanArgs {
     /// Treat every warning as an error.
     #[arg(long)]
     deny_warnings: bool,
-    /// Print the findings only, not the plan.
-    #[arg(short, long)]
-    quiet: bool,
-    /// When to colour the human output.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    color: ColorChoice,
 }
 
 #[derive(Debug, Args)]
@@ -103,6 +110,8 @@ struct RenderArgs {
     /// Overwrite files in the output directory that hybridgen did not write.
     #[arg(long)]
     force: bool,
+    #[command(flatten)]
+    severities: SeverityArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -170,7 +179,7 @@ struct Overrides {
 }
 
 impl Overrides {
-    fn from_args(args: &PlanArgs) -> Result<Self, String> {
+    fn from_args(args: &SeverityArgs) -> Result<Self, String> {
         let codes = |given: &[String]| -> Result<Vec<&'static str>, String> {
             given
                 .iter()
@@ -223,7 +232,7 @@ fn read_input(path: &Path) -> io::Result<Vec<u8>> {
 }
 
 fn plan(args: PlanArgs) -> Outcome {
-    let overrides = match Overrides::from_args(&args) {
+    let overrides = match Overrides::from_args(&args.severities) {
         Ok(overrides) => overrides,
         Err(message) => {
             complain(&message);
@@ -379,18 +388,22 @@ fn render(args: RenderArgs) -> Outcome {
             return Outcome::Unusable;
         }
     };
+    let overrides = match Overrides::from_args(&args.severities) {
+        Ok(overrides) => overrides,
+        Err(message) => {
+            complain(&message);
+            return Outcome::Unusable;
+        }
+    };
     let checked = pipeline::check(&name, &bytes);
+    let diagnostics = overrides.apply(checked.diagnostics.clone());
     let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
-        complain_findings(&checked, &checked.diagnostics);
+        complain_findings(&checked, &diagnostics);
         complain(&format!("`{name}` has errors; nothing was rendered"));
         return Outcome::Errors;
     };
-    if checked
-        .diagnostics
-        .iter()
-        .any(|d| d.severity == Severity::Error)
-    {
-        complain_findings(&checked, &checked.diagnostics);
+    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        complain_findings(&checked, &diagnostics);
         complain(&format!("`{name}` has errors; nothing was rendered"));
         return Outcome::Errors;
     }
