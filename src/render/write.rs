@@ -171,25 +171,35 @@ fn stage(
             std::process::id()
         ));
         staged.push((temporary.clone(), destination));
-        write_new_file(&temporary, &artifact.contents, artifact.holds_secrets())
+        write_new_file(&temporary, &artifact.contents, mode(artifact))
             .map_err(|cause| error(&temporary, "cannot write", cause))?;
         written.changed.push(artifact.path.clone());
     }
     Ok(())
 }
 
-/// Creates a file with its final permissions from the start: 0600 for secrets (never created
-/// readable and narrowed afterwards), 0644 otherwise.
-fn write_new_file(path: &Path, contents: &str, secret: bool) -> io::Result<()> {
+/// The permissions an artifact is created with: 0600 for secrets (never created readable and
+/// narrowed afterwards), 0755 for scripts, 0644 otherwise (less the umask).
+fn mode(artifact: &Artifact) -> u32 {
+    if artifact.holds_secrets() {
+        0o600
+    } else if artifact.path.ends_with(".sh") {
+        0o755
+    } else {
+        0o644
+    }
+}
+
+fn write_new_file(path: &Path, contents: &str, mode: u32) -> io::Result<()> {
     let mut options = fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.mode(if secret { 0o600 } else { 0o644 });
+        options.mode(mode);
     }
     #[cfg(not(unix))]
-    let _ = secret;
+    let _ = mode;
     let mut file = options.open(path)?;
     file.write_all(contents.as_bytes())?;
     file.sync_all()
@@ -291,6 +301,7 @@ mod tests {
                 contents: "{\n  \"KubeadmToken\": \"abcdef.0123456789abcdef\"\n}".into(),
                 secret_keys: &["KubeadmToken"],
             },
+            Artifact::new("sub/run.sh", "#!/bin/sh\n"),
         ]
     }
 
@@ -298,9 +309,9 @@ mod tests {
     fn writes_then_finds_nothing_to_change() {
         let out = scratch("twice");
         let first = write_all(&out, &artifacts(), false).unwrap();
-        assert_eq!(first.changed.len(), 3);
+        assert_eq!(first.changed.len(), 4);
         let second = write_all(&out, &artifacts(), false).unwrap();
-        assert_eq!(second.unchanged.len(), 3);
+        assert_eq!(second.unchanged.len(), 4);
         assert!(check(&out, &artifacts()).unwrap().is_empty());
         fs::remove_dir_all(&out).unwrap();
     }
@@ -319,6 +330,7 @@ mod tests {
             "public files stay readable by their owner"
         );
         assert_ne!(mode("a.yml"), 0o600, "public files are not created private");
+        assert_eq!(mode("sub/run.sh") & 0o100, 0o100, "scripts are executable");
         fs::remove_dir_all(&out).unwrap();
     }
 
@@ -328,6 +340,7 @@ mod tests {
         write_all(&out, &artifacts(), false).unwrap();
         let mut changed = artifacts();
         changed[0].contents = "a: 2\n".into();
+        assert!(changed[2].holds_secrets(), "index 2 is the secret file");
         changed[2].contents = changed[2]
             .contents
             .replace("abcdef.0123456789abcdef", "<unset: KUBEADM_TOKEN>");
