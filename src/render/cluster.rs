@@ -1,7 +1,6 @@
 //! Cluster-wide configuration for the installers: kubeadm's config file and RKE's network section.
 
 use super::{Artifact, Input, RenderError};
-use crate::plan::Plan;
 use crate::plan::version::Release;
 use minijinja::context;
 
@@ -30,40 +29,15 @@ fn node_mask_flag(kubernetes: &Release) -> &'static str {
     }
 }
 
-/// The values both installers need, as display strings.
-struct Network {
-    cluster_cidr: String,
-    service_cidr: String,
-    dns_service_ip: String,
-}
-
-fn network(plan: &Plan) -> Result<Network, RenderError> {
-    let missing = |what: &str| RenderError(format!("the plan has no valid {what}"));
-    Ok(Network {
-        cluster_cidr: plan
-            .cluster_cidr
-            .as_ref()
-            .map_err(|_| missing("clusterCidr"))?
-            .to_string(),
-        service_cidr: plan
-            .service_cidr
-            .as_ref()
-            .map_err(|_| missing("serviceCidr"))?
-            .to_string(),
-        dns_service_ip: match &plan.dns_service_ip {
-            Some(Ok(ip)) => ip.to_string(),
-            _ => return Err(missing("dnsServiceIp")),
-        },
-    })
-}
-
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
-    let kubernetes = plan
-        .kubernetes_version
-        .as_ref()
-        .map_err(|_| RenderError("the plan has no valid Kubernetes version".into()))?;
-    let net = network(plan)?;
+    let network = input.network()?;
+    let kubernetes = &network.kubernetes;
+    let (cluster_cidr, service_cidr, dns_service_ip) = (
+        network.cluster_cidr.to_string(),
+        network.service_cidr.to_string(),
+        network.dns_service_ip.to_string(),
+    );
     let mut env = super::environment();
     env.add_template(
         "kubeadm/kubeadm-config.yaml.j2",
@@ -80,9 +54,9 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             api_version,
             kubernetes_version => kubernetes.to_string(),
             cluster_name => input.spec.metadata.name.clone(),
-            cluster_cidr => net.cluster_cidr.clone(),
-            service_cidr => net.service_cidr.clone(),
-            dns_service_ip => net.dns_service_ip.clone(),
+            cluster_cidr => cluster_cidr.clone(),
+            service_cidr => service_cidr.clone(),
+            dns_service_ip => dns_service_ip.clone(),
             dns_domain => plan.dns_domain.clone(),
             max_pods => plan.max_pods,
             node_mask => plan.node_mask,
@@ -95,9 +69,9 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             backend => plan.flannel.backend.as_str(),
             port => plan.flannel.port,
             vni => plan.flannel.vni,
-            cluster_cidr => net.cluster_cidr,
-            service_cidr => net.service_cidr,
-            dns_service_ip => net.dns_service_ip,
+            cluster_cidr,
+            service_cidr,
+            dns_service_ip,
             dns_domain => plan.dns_domain.clone(),
         })?;
     Ok(vec![
@@ -109,6 +83,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Plan;
     use crate::render::Secrets;
     use crate::spec::Spec;
 

@@ -72,6 +72,40 @@ pub struct Input<'a> {
     pub secrets: &'a Secrets,
 }
 
+/// The cluster-wide values every renderer needs, known valid: rendering only runs on specs
+/// without errors, and this is the one place that says so.
+pub struct Network {
+    pub kubernetes: crate::plan::version::Release,
+    pub cluster_cidr: ipnet::Ipv4Net,
+    pub service_cidr: ipnet::Ipv4Net,
+    pub dns_service_ip: std::net::Ipv4Addr,
+}
+
+impl Input<'_> {
+    pub fn network(&self) -> Result<Network, RenderError> {
+        let plan = self.plan;
+        let invalid = |what: &str| RenderError(format!("the plan has no valid {what}"));
+        Ok(Network {
+            kubernetes: plan
+                .kubernetes_version
+                .clone()
+                .map_err(|_| invalid("Kubernetes version"))?,
+            cluster_cidr: plan
+                .cluster_cidr
+                .clone()
+                .map_err(|_| invalid("clusterCidr"))?,
+            service_cidr: plan
+                .service_cidr
+                .clone()
+                .map_err(|_| invalid("serviceCidr"))?,
+            dns_service_ip: match &plan.dns_service_ip {
+                Some(Ok(ip)) => *ip,
+                _ => return Err(invalid("dnsServiceIp")),
+            },
+        })
+    }
+}
+
 /// A template that failed; its text names the template, never the context values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderError(pub String);

@@ -88,10 +88,8 @@ fn invalid(what: &str) -> RenderError {
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
-    let cluster = plan
-        .cluster_cidr
-        .as_ref()
-        .map_err(|_| invalid("clusterCidr"))?;
+    let network = input.network()?;
+    let cluster = &network.cluster_cidr;
     let nodes = plan
         .nodes
         .iter()
@@ -136,24 +134,13 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         version: 1,
         cluster: input.spec.metadata.name.clone(),
         kubernetes: Kubernetes {
-            version: plan
-                .kubernetes_version
-                .as_ref()
-                .map_err(|_| invalid("Kubernetes version"))?
-                .to_string(),
+            version: network.kubernetes.to_string(),
             dns_domain: plan.dns_domain.clone(),
         },
         network: Network {
             cluster_cidr: cluster.to_string(),
-            service_cidr: plan
-                .service_cidr
-                .as_ref()
-                .map_err(|_| invalid("serviceCidr"))?
-                .to_string(),
-            dns_service_ip: match &plan.dns_service_ip {
-                Some(Ok(ip)) => ip.to_string(),
-                _ => return Err(invalid("dnsServiceIp")),
-            },
+            service_cidr: network.service_cidr.to_string(),
+            dns_service_ip: network.dns_service_ip.to_string(),
             node_cidr_mask_size: plan.node_mask,
             max_pods_per_node: plan.max_pods,
             host_subnets: plan
