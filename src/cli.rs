@@ -6,7 +6,7 @@ use crate::pipeline::{self, Checked};
 use crate::report::{self, FileReport, Totals, human};
 use crate::rules;
 use crate::schema;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -46,6 +46,18 @@ enum Command {
     /// Print the JSON Schema of the cluster spec.
     #[command(after_help = "Example:\n  hybridgen schema > hybridgen.schema.json")]
     Schema,
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  hybridgen completions bash > /etc/bash_completion.d/hybridgen\n  hybridgen completions zsh > \"${fpath[1]}/_hybridgen\"\n  hybridgen completions fish > ~/.config/fish/completions/hybridgen.fish\n  hybridgen completions powershell >> $PROFILE"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff).
+    #[command(after_help = "Example:\n  hybridgen man > /usr/local/share/man/man1/hybridgen.1")]
+    Man,
     /// Write a commented starter spec (and its JSON Schema beside it, for editors).
     #[command(after_help = "Example:\n  hybridgen init clusters/demo.yaml")]
     Init {
@@ -146,6 +158,21 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Render(args) => render(args),
         Command::Explain { code, all } => explain(code.as_deref(), all),
         Command::Schema => emit(&schema::generate_text(), Outcome::Clean),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "hybridgen", &mut script);
+            emit(&String::from_utf8_lossy(&script), Outcome::Clean)
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => emit(&String::from_utf8_lossy(&page), Outcome::Clean),
+                Err(error) => {
+                    complain(&format!("cannot render the manual page: {error}"));
+                    Outcome::Unusable
+                }
+            }
+        }
         Command::Init { path } => init(&path),
     }
 }

@@ -15,7 +15,53 @@ pub fn generate() -> Value {
     let generator = schemars::generate::SchemaSettings::draft07().into_generator();
     let mut schema = generator.into_root_schema_for::<Spec>().to_value();
     drop_null_alternatives(&mut schema);
+    add_titles(&mut schema);
     schema
+}
+
+/// Gives every property a title from its name (`dnsServiceIp` → "DNS service IP"), which editors
+/// show on hover and in completion lists.
+fn add_titles(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(Value::Object(properties)) = object.get_mut("properties") {
+                for (name, property) in properties.iter_mut() {
+                    if let Value::Object(property) = property {
+                        property
+                            .entry("title")
+                            .or_insert_with(|| Value::from(title_of(name)));
+                    }
+                }
+            }
+            object.values_mut().for_each(add_titles);
+        }
+        Value::Array(items) => items.iter_mut().for_each(add_titles),
+        _ => {}
+    }
+}
+
+fn title_of(name: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    for c in name.chars() {
+        match words.last_mut() {
+            Some(word) if !c.is_ascii_uppercase() => word.push(c),
+            _ => words.push(c.to_ascii_lowercase().to_string()),
+        }
+    }
+    let words: Vec<String> = words
+        .into_iter()
+        .map(|word| match word.as_str() {
+            "cidr" | "ip" | "id" | "dns" | "vni" | "mac" | "api" | "aws" | "gce" | "nic" => {
+                word.to_uppercase()
+            }
+            _ => word,
+        })
+        .collect();
+    let mut title = words.join(" ");
+    if let Some(first) = title.get(..1) {
+        title = first.to_uppercase() + &title[1..];
+    }
+    title
 }
 
 /// The schema as pretty JSON with a final newline, byte-identical on every run.
@@ -445,6 +491,13 @@ mod tests {
             Some("clusterCidr")
         );
         assert_eq!(nearest("bananas", &known), None);
+    }
+
+    #[test]
+    fn titles_read_like_words() {
+        assert_eq!(title_of("dnsServiceIp"), "DNS service IP");
+        assert_eq!(title_of("clusterCidr"), "Cluster CIDR");
+        assert_eq!(title_of("nodes"), "Nodes");
     }
 
     #[test]

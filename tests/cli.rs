@@ -264,3 +264,54 @@ fn schema_command_prints_the_committed_schema() {
     let committed = std::fs::read_to_string(root().join("schemas/hybridgen.schema.json")).unwrap();
     assert_eq!(printed, committed);
 }
+
+#[test]
+fn completions_cover_every_command_in_every_shell() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let output = hybridgen(&["completions", shell]);
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+        let script = stdout(&output);
+        for command in ["plan", "render", "explain", "schema", "init"] {
+            assert!(
+                script.contains(command),
+                "{shell} completions lack {command}"
+            );
+        }
+    }
+    let bash = stdout(&hybridgen(&["completions", "bash"]));
+    let path =
+        std::env::temp_dir().join(format!("hybridgen-completions-{}.bash", std::process::id()));
+    std::fs::write(&path, bash).unwrap();
+    let syntax = Command::new("bash").arg("-n").arg(&path).status().unwrap();
+    assert!(syntax.success(), "bash rejects the completion script");
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn the_man_page_documents_the_commands() {
+    let page = stdout(&hybridgen(&["man"]));
+    assert!(page.contains(".TH hybridgen 1"), "{page}");
+    assert!(page.contains(".SH NAME"));
+    for command in ["plan", "render", "explain"] {
+        assert!(page.contains(command), "man page lacks {command}");
+    }
+}
+
+#[test]
+fn every_command_has_help_with_an_example() {
+    for command in [
+        "plan",
+        "render",
+        "explain",
+        "schema",
+        "init",
+        "completions",
+        "man",
+    ] {
+        let help = stdout(&hybridgen(&[command, "--help"]));
+        assert!(
+            help.contains("Example"),
+            "`{command} --help` has no example:\n{help}"
+        );
+    }
+}

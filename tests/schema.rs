@@ -18,7 +18,7 @@ fn committed_schema_is_current() {
 }
 
 #[test]
-fn every_schema_field_has_a_description() {
+fn every_schema_field_has_a_title_and_a_description() {
     let schema = hybridgen::schema::generate();
     let definitions = schema["definitions"].as_object().unwrap();
     let objects = std::iter::once(&schema).chain(definitions.values());
@@ -30,6 +30,10 @@ fn every_schema_field_has_a_description() {
                     definitions[target].get("description").is_some()
                 });
             assert!(described, "field `{name}` has no description");
+            assert!(
+                property.get("title").is_some(),
+                "field `{name}` has no title"
+            );
         }
     }
 }
