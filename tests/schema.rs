@@ -37,3 +37,28 @@ fn every_schema_field_has_a_title_and_a_description() {
         }
     }
 }
+
+#[test]
+fn every_leaf_field_has_an_example() {
+    let schema = hybridgen::schema::generate();
+    let definitions = schema["definitions"].as_object().unwrap();
+    let objects = std::iter::once(&schema).chain(definitions.values());
+    for object in objects {
+        for (name, property) in object["properties"].as_object().into_iter().flatten() {
+            let target = match property.get("$ref").and_then(|r| r.as_str()) {
+                Some(reference) => &definitions[reference.rsplit('/').next().unwrap()],
+                None => property,
+            };
+            let is_section = target.get("properties").is_some()
+                || target["items"]
+                    .get("$ref")
+                    .is_some_and(|r| r.as_str().unwrap().ends_with("/Node"));
+            if !is_section {
+                assert!(
+                    property.get("examples").is_some(),
+                    "field `{name}` has no example"
+                );
+            }
+        }
+    }
+}

@@ -72,10 +72,12 @@ pub struct Network {
     /// The prefix length of each node's pod subnet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = 24))]
+    #[schemars(example = 24)]
     pub node_cidr_mask_size: Option<u8>,
     /// The most pods a node runs (kubelet `maxPods`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = 110))]
+    #[schemars(example = 110)]
     pub max_pods_per_node: Option<u32>,
     /// The underlay networks the nodes live in (VPC subnets, VLANs), as IPv4 CIDRs. Used for overlap
     /// checks and host-gw adjacency.
@@ -94,6 +96,7 @@ pub struct Flannel {
     #[schemars(example = &"v0.11.0")]
     pub version: Option<String>,
     /// The flannel backend: `vxlan` (overlay) or `host-gw` (l2bridge on Windows).
+    #[schemars(example = &"vxlan")]
     pub backend: Backend,
     /// vxlan: the VXLAN network identifier. Default 4096 when any node runs Windows, else 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +109,7 @@ pub struct Flannel {
     /// vxlan: route directly between nodes on the same subnet. Default false; unsupported on Windows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = false))]
+    #[schemars(example = false)]
     pub direct_routing: Option<bool>,
     /// vxlan on Windows: the MAC prefix, two hex bytes joined by `-`. Default `0E-2A`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,6 +149,7 @@ pub struct Windows {
     /// The container runtime on the Windows nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "dockerd"))]
+    #[schemars(example = &"dockerd")]
     pub runtime: Option<Runtime>,
     /// The default network adapter for the container network (a node may override it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,9 +206,11 @@ pub struct ControlPlane {
     pub username: Option<String>,
     /// The kubeadm bootstrap token: a reference `{fromEnv: NAME}`, never the value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &serde_json::json!({"fromEnv": "KUBEADM_TOKEN"}))]
     pub kubeadm_token: Option<Secret>,
     /// The kubeadm discovery CA certificate hash: a reference `{fromEnv: NAME}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &serde_json::json!({"fromEnv": "KUBEADM_CA_HASH"}))]
     pub kubeadm_ca_hash: Option<Secret>,
 }
 
@@ -232,6 +239,7 @@ pub struct Cloud {
     /// `none` (bare metal, VMs, one L2 network), `aws`, `gce` or `azure`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "none"))]
+    #[schemars(example = &"aws")]
     pub provider: Option<Provider>,
     /// AWS: the route table that carries pod routes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -318,9 +326,11 @@ pub struct Node {
     #[schemars(example = &"win-0")]
     pub name: String,
     /// The node's operating system.
+    #[schemars(example = &"windows")]
     pub os: Os,
     /// What the node runs. Windows nodes are workers only.
     #[schemars(length(min = 1))]
+    #[schemars(example = &["worker"])]
     pub roles: Vec<Role>,
     /// The node's routable (internal) IPv4 address, unique in the cluster.
     #[schemars(example = &"192.168.10.30")]
