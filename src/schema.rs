@@ -108,40 +108,105 @@ fn drop_null_alternatives(schema: &mut Value) {
 
 struct CompiledSchema {
     schema: Value,
-    validator: Option<jsonschema::Validator>,
+    /// The whole document, with the node list cut to its first entry.
+    document: Option<jsonschema::Validator>,
+    /// One node: the node list is checked entry by entry so that a hostile list of a million
+    /// broken nodes stops at the findings cap instead of collecting every error first.
+    node: Option<jsonschema::Validator>,
 }
 
 /// Compiled once per process, however many files one run checks.
 static COMPILED: LazyLock<CompiledSchema> = LazyLock::new(|| {
     let schema = generate();
-    let validator = jsonschema::draft7::new(&schema).ok();
-    CompiledSchema { schema, validator }
+    let document = jsonschema::draft7::new(&schema).ok();
+    let node_schema = serde_json::json!({
+        "$ref": "#/definitions/Node",
+        "definitions": schema.get("definitions").cloned().unwrap_or_default(),
+    });
+    let node = jsonschema::draft7::new(&node_schema).ok();
+    CompiledSchema {
+        schema,
+        document,
+        node,
+    }
 });
 
-/// Every place the document breaks the schema, as HG002 findings.
+/// Every place the document breaks the schema, as HG002 findings (at most `MAX_SCHEMA_FINDINGS`).
 pub fn validate(source: &SourceFile, document: &Document) -> Vec<Diagnostic> {
     let compiled = &*COMPILED;
-    let Some(validator) = &compiled.validator else {
+    let (Some(document_validator), Some(node_validator)) = (&compiled.document, &compiled.node)
+    else {
         return Vec::new();
     };
-    let found: Vec<Diagnostic> = validator
-        .iter_errors(&document.value)
-        .flat_map(|error| {
-            let pointer = error.instance_path().as_str().to_string();
-            let instance = document.value.pointer(&pointer).unwrap_or(&Value::Null);
-            describe(
-                &compiled.schema,
-                source,
-                document,
-                &pointer,
-                instance,
-                error.kind(),
-                &error.to_string(),
+    let data = &document.value;
+    let nodes = data.get("nodes").and_then(Value::as_array);
+    let top = match (data.as_object(), nodes) {
+        (Some(members), Some(nodes)) if nodes.len() > 1 => {
+            let mut top: Map<String, Value> = members
+                .iter()
+                .filter(|(name, _)| name.as_str() != "nodes")
+                .map(|(name, member)| (name.clone(), member.clone()))
+                .collect();
+            top.insert("nodes".into(), Value::Array(nodes[..1].to_vec()));
+            std::borrow::Cow::Owned(Value::Object(top))
+        }
+        _ => std::borrow::Cow::Borrowed(data),
+    };
+    let mut errors = 0;
+    let mut found = Vec::new();
+    let mut report = |pointer: String, error: &jsonschema::ValidationError| {
+        let instance = data.pointer(&pointer).unwrap_or(&Value::Null);
+        found.extend(describe(
+            &compiled.schema,
+            source,
+            document,
+            &pointer,
+            instance,
+            error.kind(),
+            &error.to_string(),
+        ));
+    };
+    for error in document_validator
+        .iter_errors(&top)
+        .take(MAX_SCHEMA_FINDINGS + 1)
+    {
+        report(error.instance_path().as_str().to_string(), &error);
+        errors += 1;
+    }
+    for (index, node) in nodes.into_iter().flatten().enumerate().skip(1) {
+        if errors > MAX_SCHEMA_FINDINGS {
+            break;
+        }
+        for error in node_validator
+            .iter_errors(node)
+            .take(MAX_SCHEMA_FINDINGS + 1 - errors)
+        {
+            report(
+                format!("/nodes/{index}{}", error.instance_path().as_str()),
+                &error,
+            );
+            errors += 1;
+        }
+    }
+    if found.len() > MAX_SCHEMA_FINDINGS {
+        found.truncate(MAX_SCHEMA_FINDINGS);
+        found.push(
+            Diagnostic::new(
+                &SCHEMA_VIOLATION,
+                value(""),
+                format!(
+                    "more than {MAX_SCHEMA_FINDINGS} schema violations; the rest are not shown"
+                ),
             )
-        })
-        .collect();
+            .label("stopped here")
+            .help("fix these first and run again"),
+        );
+    }
     without_typo_echoes(found)
 }
+
+/// Schema findings reported per file: enough to fix a file in one pass, bounded for hostile ones.
+const MAX_SCHEMA_FINDINGS: usize = 100;
 
 /// A misspelt required field shows up twice: as an unknown key and as a missing field. The unknown
 /// key, with its "did you mean", is the one worth reading.

@@ -191,6 +191,29 @@ mod tests {
     }
 
     #[test]
+    fn a_million_list_items_stop_at_the_list_limit() {
+        let text = format!("nodes:\n{}", "  - {}\n".repeat(1_000_000));
+        let error = load_text(&text).unwrap_err();
+        assert!(
+            error.message.contains("more than 65536 items"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn many_short_lists_stop_at_the_value_budget() {
+        let list = format!("[{}]", vec!["1"; 60_000].join(","));
+        let text: String = (0..20).map(|i| format!("k{i}: {list}\n")).collect();
+        let error = load_text(&text).unwrap_err();
+        assert!(
+            error.message.contains("more than 1000000 values"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
     fn deep_nesting_stops_at_the_limit() {
         let text = "[".repeat(100_000);
         let error = load_text(&text).unwrap_err();

@@ -10,6 +10,13 @@ use std::ops::Range;
 /// is 4 levels, so 64 leaves room for any hand-written spec while stopping bracket bombs at once.
 pub const MAX_DEPTH: usize = 64;
 
+/// Longest list a spec may hold: node subnets are at most 2^16 (HG106 caps the mask at 16 bits past
+/// the cluster prefix), so no usable spec has more nodes, and a million-item list stops here.
+pub const MAX_LIST_ITEMS: usize = 65_536;
+
+/// Most values (scalars, lists, mappings) a spec may hold: a 65,536-node spec has about 600,000.
+pub const MAX_VALUES: usize = 1_000_000;
+
 /// Byte spans of every value and key, addressed by JSON Pointer.
 #[derive(Debug, Default)]
 pub struct SpanIndex {
@@ -220,8 +227,30 @@ impl Builder {
     }
 
     fn add_node(&mut self, value: Range<usize>, children: Children) -> Result<u32, LoadError> {
+        if self.index.nodes.len() >= MAX_VALUES {
+            return Err(LoadError::new(
+                value,
+                format!("the document holds more than {MAX_VALUES} values"),
+            )
+            .help(
+                "a cluster spec of 65,536 nodes holds about 600,000; check that this is a spec",
+            ));
+        }
+        if let Some(frame) = self.stack.last() {
+            if let Children::Sequence(items) = &self.index.nodes[frame.node as usize].children {
+                if items.len() >= MAX_LIST_ITEMS {
+                    return Err(LoadError::new(
+                        value,
+                        format!("a list holds more than {MAX_LIST_ITEMS} items"),
+                    )
+                    .help(
+                        "a cluster has at most 65,536 nodes (one /24 each in a /8); split the spec",
+                    ));
+                }
+            }
+        }
         let id = u32::try_from(self.index.nodes.len())
-            .map_err(|_| LoadError::new(value.clone(), "the document has too many nodes"))?;
+            .map_err(|_| LoadError::new(value.clone(), "the document has too many values"))?;
         let mut key_span = None;
         if let Some(frame) = self.stack.last_mut() {
             frame.last_child_end = frame.last_child_end.max(value.end);
