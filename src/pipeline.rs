@@ -95,3 +95,83 @@ fn artifact_paths(spec: &Spec, plan: &Plan, diagnostics: &[Diagnostic]) -> Vec<S
         })
         .unwrap_or_default()
 }
+
+/// Where a spec may hold a secret written inline.
+const SECRET_POINTERS: [&str; 2] = [
+    "/windows/controlPlane/kubeadmToken",
+    "/windows/controlPlane/kubeadmCaHash",
+];
+
+impl Checked {
+    /// The file's text as reports may show it: inline secret values, and anything shaped like a
+    /// bootstrap token or a CA hash, masked with `*` byte for byte so that positions stay put.
+    pub fn display_text(&self) -> String {
+        let mut bytes = self.source.text().as_bytes().to_vec();
+        if let Some(document) = &self.document {
+            for pointer in SECRET_POINTERS {
+                let written_inline = document
+                    .value
+                    .pointer(pointer)
+                    .is_some_and(|v| !v.is_object());
+                if let Some(span) = document
+                    .spans
+                    .value_span(pointer)
+                    .filter(|_| written_inline)
+                {
+                    bytes[span].fill(b'*');
+                }
+            }
+        }
+        mask_secret_shapes(&mut bytes);
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+/// Masks `[a-z0-9]{6}.[a-z0-9]{16}` (kubeadm bootstrap tokens) and `sha256:` + 64 hex digits.
+fn mask_secret_shapes(bytes: &mut [u8]) {
+    let token_char = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let mut at = 0;
+    while at < bytes.len() {
+        let token = at + 23 <= bytes.len()
+            && (at == 0 || !token_char(bytes[at - 1]))
+            && bytes[at..at + 6].iter().all(|b| token_char(*b))
+            && bytes[at + 6] == b'.'
+            && bytes[at + 7..at + 23].iter().all(|b| token_char(*b))
+            && bytes.get(at + 23).is_none_or(|b| !token_char(*b));
+        let hash = bytes[at..].starts_with(b"sha256:")
+            && at + 71 <= bytes.len()
+            && bytes[at + 7..at + 71].iter().all(u8::is_ascii_hexdigit);
+        let length = if token {
+            23
+        } else if hash {
+            71
+        } else {
+            0
+        };
+        if length > 0 {
+            bytes[at..at + length].fill(b'*');
+            at += length;
+        } else {
+            at += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_and_hash_shapes_are_masked_in_place() {
+        let mut text = b"t: abcdef.0123456789abcdef\nh: sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\nv: 1.16.2\n".to_vec();
+        let length = text.len();
+        mask_secret_shapes(&mut text);
+        let text = String::from_utf8(text).unwrap();
+        assert_eq!(text.len(), length);
+        assert!(
+            !text.contains("abcdef.") && !text.contains("sha256:0"),
+            "{text}"
+        );
+        assert!(text.contains("v: 1.16.2"));
+    }
+}

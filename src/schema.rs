@@ -293,14 +293,23 @@ fn describe(
                 TypeKind::Single(kind) => kind.to_string(),
                 TypeKind::Multiple(kinds) => format!("{kinds:?}"),
             };
-            let written = written_text(source, document, pointer);
+            let secret = pointer.contains("/kubeadmToken") || pointer.contains("/kubeadmCaHash");
+            let written = if secret {
+                "…".to_string()
+            } else {
+                written_text(source, document, pointer)
+            };
             let mut diagnostic = Diagnostic::new(
                 &SCHEMA_VIOLATION,
                 value(pointer),
                 format!(
                     "`{field}` must be {}, found {}",
                     article(&expected),
-                    json_type(instance)
+                    if secret {
+                        "another type (the value is not shown)".to_string()
+                    } else {
+                        json_type(instance)
+                    }
                 ),
             )
             .label(format!("expected {expected}"));

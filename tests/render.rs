@@ -285,3 +285,96 @@ fn main_example_artifacts_are_stable() {
     });
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+#[test]
+fn an_inline_token_is_warned_about_but_never_echoed() {
+    let spec = std::fs::read_to_string(root().join(MAIN_EXAMPLE))
+        .unwrap()
+        .replace(
+            "    kubeadmToken:\n      fromEnv: KUBEADM_TOKEN",
+            &format!("    kubeadmToken: {TOKEN}\n     "),
+        );
+    assert!(
+        spec.contains(&format!("kubeadmToken: {TOKEN}")),
+        "the spec edit did not apply"
+    );
+    let path = scratch("inline").with_extension("yaml");
+    std::fs::write(&path, spec).unwrap();
+    for format in ["human", "json", "sarif", "github"] {
+        let output = hybridgen(
+            &["plan", "--format", format, path.to_str().unwrap()],
+            false,
+            root(),
+        );
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(text.contains("HG005"), "{format}: no HG005\n{text}");
+        assert!(!text.contains(TOKEN), "{format} echoes the inline token");
+    }
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn error_messages_never_hold_secrets() {
+    let out = scratch("error-secrets");
+    std::fs::create_dir_all(out.join("windows")).unwrap();
+    // A file in the way of a secret-bearing artifact makes the render fail after the secrets
+    // were read.
+    std::fs::write(out.join("windows/win-worker-0"), "in the way\n").unwrap();
+    let output = render(&root().join(MAIN_EXAMPLE), &out);
+    assert_eq!(output.status.code(), Some(2));
+    for stream in [&output.stdout, &output.stderr] {
+        let text = String::from_utf8_lossy(stream);
+        assert!(
+            !text.contains(TOKEN) && !text.contains(CA_HASH),
+            "a secret reached an error message"
+        );
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn node_order_changes_only_the_order_dependent_files() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    // Move the last node to the front of the node list.
+    let (head, list) = original.split_once("nodes:\n").unwrap();
+    let mut blocks: Vec<&str> = list.trim_end().split("\n  - ").collect();
+    blocks[0] = blocks[0].trim_start_matches("  - ");
+    blocks.rotate_right(1);
+    let moved = format!("{head}nodes:\n  - {}\n", blocks.join("\n  - "));
+    let path = scratch("reordered").with_extension("yaml");
+    std::fs::write(&path, &moved).unwrap();
+    let (a, b) = (scratch("order-a"), scratch("order-b"));
+    render(&root().join(MAIN_EXAMPLE), &a);
+    assert_eq!(render(&path, &b).status.code(), Some(0));
+    let (before, after) = (tree(&a), tree(&b));
+    let differing: Vec<&str> = before
+        .iter()
+        .zip(&after)
+        .filter(|((_, x), (_, y))| x != y)
+        .map(|((path, _), _)| path.as_str())
+        .collect();
+    assert_eq!(before.len(), after.len());
+    assert_eq!(
+        differing,
+        ["plan.json", "routes/routes.json"],
+        "node order changed more than the node lists"
+    );
+    // A pinned node keeps its subnet wherever it stands.
+    let plan: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(b.join("plan.json")).unwrap()).unwrap();
+    let pinned = plan["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|node| node["pinned"] == true)
+        .unwrap();
+    assert_eq!(pinned["podCidr"], "10.244.10.0/24");
+    for dir in [a, b] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+    std::fs::remove_file(path).unwrap();
+}

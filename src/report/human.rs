@@ -35,7 +35,7 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
                 out.push('\n');
             }
         }
-        let source = NamedSource::new(report.name(), report.checked.source.text().to_string());
+        let source = NamedSource::new(report.name(), report.checked.display_text());
         for finding in &report.findings {
             let drawn = Drawn {
                 finding,
