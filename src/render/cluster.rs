@@ -38,42 +38,29 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         network.service_cidr.to_string(),
         network.dns_service_ip.to_string(),
     );
-    let mut env = super::environment();
-    env.add_template(
-        "kubeadm/kubeadm-config.yaml.j2",
-        include_str!("../../templates/kubeadm/kubeadm-config.yaml.j2"),
-    )?;
-    env.add_template(
-        "rke/cluster-network.yml.j2",
-        include_str!("../../templates/rke/cluster-network.yml.j2"),
-    )?;
     let api_version = kubeadm_api_version(kubernetes);
-    let kubeadm = env
-        .get_template("kubeadm/kubeadm-config.yaml.j2")?
-        .render(context! {
-            api_version,
-            kubernetes_version => kubernetes.to_string(),
-            cluster_name => input.spec.metadata.name.clone(),
-            cluster_cidr => cluster_cidr.clone(),
-            service_cidr => service_cidr.clone(),
-            dns_service_ip => dns_service_ip.clone(),
-            dns_domain => plan.dns_domain.clone(),
-            max_pods => plan.max_pods,
-            node_mask => plan.node_mask,
-            mask_flag => (plan.node_mask != 24).then(|| node_mask_flag(kubernetes)),
-            extra_args_list => api_version.ends_with("v1beta4"),
-        })?;
-    let rke = env
-        .get_template("rke/cluster-network.yml.j2")?
-        .render(context! {
-            backend => plan.flannel.backend.as_str(),
-            port => plan.flannel.port,
-            vni => plan.flannel.vni,
-            cluster_cidr,
-            service_cidr,
-            dns_service_ip,
-            dns_domain => plan.dns_domain.clone(),
-        })?;
+    let kubeadm = super::template("kubeadm/kubeadm-config.yaml.j2")?.render(context! {
+        api_version,
+        kubernetes_version => kubernetes.to_string(),
+        cluster_name => input.spec.metadata.name.clone(),
+        cluster_cidr => cluster_cidr.clone(),
+        service_cidr => service_cidr.clone(),
+        dns_service_ip => dns_service_ip.clone(),
+        dns_domain => plan.dns_domain.clone(),
+        max_pods => plan.max_pods,
+        node_mask => plan.node_mask,
+        mask_flag => (plan.node_mask != 24).then(|| node_mask_flag(kubernetes)),
+        extra_args_list => api_version.ends_with("v1beta4"),
+    })?;
+    let rke = super::template("rke/cluster-network.yml.j2")?.render(context! {
+        backend => plan.flannel.backend.as_str(),
+        port => plan.flannel.port,
+        vni => plan.flannel.vni,
+        cluster_cidr,
+        service_cidr,
+        dns_service_ip,
+        dns_domain => plan.dns_domain.clone(),
+    })?;
     Ok(vec![
         Artifact::new("kubeadm/kubeadm-config.yaml", kubeadm),
         Artifact::new("rke/cluster-network.yml", rke),

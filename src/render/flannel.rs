@@ -145,20 +145,6 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let flavour = Flavour::of(release);
     let tag = image_tag(input.spec.flannel.version.as_deref(), release);
 
-    let mut env = super::environment();
-    env.add_template(
-        MANIFEST_TEMPLATE,
-        include_str!("../../templates/flannel/kube-flannel.yml.j2"),
-    )?;
-    env.add_template(
-        NODE_SELECTOR_TEMPLATE,
-        include_str!("../../templates/flannel/node-selector.yml.j2"),
-    )?;
-    env.add_template(
-        APPLY_TEMPLATE,
-        include_str!("../../templates/flannel/apply.sh.j2"),
-    )?;
-
     let net_conf = NetConf {
         network: cluster_cidr.to_string(),
         enable_nftables: release.at_least(0, 25).then_some(false),
@@ -279,9 +265,8 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         healthz: release >= Release::new(0, 28, 9),
         xtables_lock,
     };
-    let manifest_text = env
-        .get_template(MANIFEST_TEMPLATE)?
-        .render(context! { m => Serde(&manifest) })?;
+    let manifest_text =
+        super::template(MANIFEST_TEMPLATE)?.render(context! { m => Serde(&manifest) })?;
 
     // Legacy manifests schedule on the `beta.` labels; clusters before 1.14 have no others.
     let mut labels = Vec::new();
@@ -295,7 +280,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         Flavour::Legacy => "the flannel DaemonSets kube-flannel-ds-<arch>",
         Flavour::Between | Flavour::Current => "the flannel DaemonSet kube-flannel-ds",
     };
-    let node_selector = env.get_template(NODE_SELECTOR_TEMPLATE)?;
+    let node_selector = super::template(NODE_SELECTOR_TEMPLATE)?;
     let flannel_patch = node_selector.render(context! {
         target => flannel_target,
         labels => labels.clone(),
@@ -324,9 +309,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         namespace: "kube-system",
         file: KUBE_PROXY_PATCH_FILE,
     });
-    let apply = env
-        .get_template(APPLY_TEMPLATE)?
-        .render(context! { patches => Serde(&patches) })?;
+    let apply = super::template(APPLY_TEMPLATE)?.render(context! { patches => Serde(&patches) })?;
 
     Ok(vec![
         Artifact::new(MANIFEST_PATH, manifest_text),

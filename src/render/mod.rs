@@ -121,23 +121,55 @@ impl From<minijinja::Error> for RenderError {
     }
 }
 
-/// The template environment every renderer uses: strict undefined values, no auto-escaping (each
-/// template quotes explicitly, with `tojson`), trailing newlines kept, no debug dump of the context.
-#[allow(dead_code)] // used by the renderers being written
-pub(crate) fn environment() -> minijinja::Environment<'static> {
-    let mut env = minijinja::Environment::new();
-    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
-    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-    if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
-        .keep_trailing_newline(true)
-        .trim_blocks(true)
-        .lstrip_blocks(true)
-        .build()
-    {
+/// Every template, embedded in the binary so that it works outside a checkout.
+const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "flannel/kube-flannel.yml.j2",
+        include_str!("../../templates/flannel/kube-flannel.yml.j2"),
+    ),
+    (
+        "flannel/node-selector.yml.j2",
+        include_str!("../../templates/flannel/node-selector.yml.j2"),
+    ),
+    (
+        "flannel/apply.sh.j2",
+        include_str!("../../templates/flannel/apply.sh.j2"),
+    ),
+    (
+        "kubeadm/kubeadm-config.yaml.j2",
+        include_str!("../../templates/kubeadm/kubeadm-config.yaml.j2"),
+    ),
+    (
+        "rke/cluster-network.yml.j2",
+        include_str!("../../templates/rke/cluster-network.yml.j2"),
+    ),
+];
+
+/// The template environment, built and its templates parsed once per process: strict undefined
+/// values, no auto-escaping (each template quotes explicitly, with `tojson`), trailing newlines
+/// kept, no debug dump of the context (it could show values).
+static ENVIRONMENT: std::sync::LazyLock<Result<minijinja::Environment<'static>, RenderError>> =
+    std::sync::LazyLock::new(|| {
+        let mut env = minijinja::Environment::new();
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        let syntax = minijinja::syntax::SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .build()?;
         env.set_syntax(syntax);
-    }
-    env.set_debug(false);
-    env
+        env.set_debug(false);
+        for (name, source) in TEMPLATES {
+            env.add_template(name, source)?;
+        }
+        Ok(env)
+    });
+
+/// A template of `templates/`, by its path there.
+pub(crate) fn template(name: &str) -> Result<minijinja::Template<'static, 'static>, RenderError> {
+    let env = ENVIRONMENT.as_ref().map_err(Clone::clone)?;
+    Ok(env.get_template(name)?)
 }
 
 /// Every artifact of the spec, sorted by path.
