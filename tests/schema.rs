@@ -1,6 +1,7 @@
 //! The committed schema is what the spec model generates. To update it after changing `src/spec`:
 //! `HYBRIDGEN_UPDATE_SCHEMA=1 cargo test --test schema`.
 
+use serde_json::Value;
 use std::path::Path;
 
 #[test]
@@ -17,48 +18,47 @@ fn committed_schema_is_current() {
     );
 }
 
+/// Every field of the schema: its name, its own schema, and what that refers to (`$ref` resolved).
+fn fields(schema: &Value) -> Vec<(String, Value, Value)> {
+    let definitions = schema["definitions"].as_object().unwrap();
+    std::iter::once(schema)
+        .chain(definitions.values())
+        .flat_map(|object| object["properties"].as_object().into_iter().flatten())
+        .map(|(name, property)| {
+            let target = match property.get("$ref").and_then(Value::as_str) {
+                Some(reference) => definitions[reference.rsplit('/').next().unwrap()].clone(),
+                None => property.clone(),
+            };
+            (name.clone(), property.clone(), target)
+        })
+        .collect()
+}
+
 #[test]
 fn every_schema_field_has_a_title_and_a_description() {
-    let schema = hybridgen::schema::generate();
-    let definitions = schema["definitions"].as_object().unwrap();
-    let objects = std::iter::once(&schema).chain(definitions.values());
-    for object in objects {
-        for (name, property) in object["properties"].as_object().into_iter().flatten() {
-            let described = property.get("description").is_some()
-                || property.get("$ref").is_some_and(|reference| {
-                    let target = reference.as_str().unwrap().rsplit('/').next().unwrap();
-                    definitions[target].get("description").is_some()
-                });
-            assert!(described, "field `{name}` has no description");
-            assert!(
-                property.get("title").is_some(),
-                "field `{name}` has no title"
-            );
-        }
+    for (name, property, target) in fields(&hybridgen::schema::generate()) {
+        let described =
+            property.get("description").is_some() || target.get("description").is_some();
+        assert!(described, "field `{name}` has no description");
+        assert!(
+            property.get("title").is_some(),
+            "field `{name}` has no title"
+        );
     }
 }
 
 #[test]
 fn every_leaf_field_has_an_example() {
-    let schema = hybridgen::schema::generate();
-    let definitions = schema["definitions"].as_object().unwrap();
-    let objects = std::iter::once(&schema).chain(definitions.values());
-    for object in objects {
-        for (name, property) in object["properties"].as_object().into_iter().flatten() {
-            let target = match property.get("$ref").and_then(|r| r.as_str()) {
-                Some(reference) => &definitions[reference.rsplit('/').next().unwrap()],
-                None => property,
-            };
-            let is_section = target.get("properties").is_some()
-                || target["items"]
-                    .get("$ref")
-                    .is_some_and(|r| r.as_str().unwrap().ends_with("/Node"));
-            if !is_section {
-                assert!(
-                    property.get("examples").is_some(),
-                    "field `{name}` has no example"
-                );
-            }
+    for (name, property, target) in fields(&hybridgen::schema::generate()) {
+        let is_section = target.get("properties").is_some()
+            || target["items"]
+                .get("$ref")
+                .is_some_and(|r| r.as_str().unwrap().ends_with("/Node"));
+        if !is_section {
+            assert!(
+                property.get("examples").is_some(),
+                "field `{name}` has no example"
+            );
         }
     }
 }
