@@ -8,6 +8,7 @@ use crate::rules::{self, input};
 use crate::schema;
 use crate::source::SourceFile;
 use crate::spec::Spec;
+use serde::Deserialize;
 
 /// What checking one file produced: its text, spans, plan (when it got that far) and findings.
 pub struct Checked {
@@ -53,7 +54,8 @@ pub fn check(name: &str, bytes: &[u8]) -> Checked {
         checked.diagnostics = schema::validate(&checked.source, &document);
     }
     if checked.diagnostics.is_empty() {
-        match serde_json::from_value::<Spec>(document.value.clone()) {
+        // Deserialized from a borrow: a copy of a 65,536-node value costs tens of megabytes.
+        match Spec::deserialize(&document.value) {
             Ok(spec) => {
                 let plan = Plan::build(&spec);
                 checked.diagnostics = rules::run(&spec, &plan);
@@ -75,7 +77,7 @@ pub fn check(name: &str, bytes: &[u8]) -> Checked {
     checked
 }
 
-/// The paths `render` would write (with placeholder secrets: only the paths are kept).
+/// The paths `render` would write; nothing is rendered.
 fn artifact_paths(spec: &Spec, plan: &Plan, diagnostics: &[Diagnostic]) -> Vec<String> {
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
         return Vec::new();
@@ -86,14 +88,7 @@ fn artifact_paths(spec: &Spec, plan: &Plan, diagnostics: &[Diagnostic]) -> Vec<S
         plan,
         secrets: &secrets,
     };
-    render::render_all(&input)
-        .map(|artifacts| {
-            artifacts
-                .into_iter()
-                .map(|artifact| artifact.path)
-                .collect()
-        })
-        .unwrap_or_default()
+    render::artifact_paths(&input).unwrap_or_default()
 }
 
 /// Where a spec may hold a secret written inline.

@@ -378,3 +378,39 @@ fn node_order_changes_only_the_order_dependent_files() {
     }
     std::fs::remove_file(path).unwrap();
 }
+
+/// `plan` lists what `render` writes without rendering it; the two must name the same files for
+/// every spec that renders at all (examples, render fixtures and the valid lint fixtures).
+#[test]
+fn listed_paths_are_exactly_the_rendered_ones() {
+    use hybridgen::render::{Input, Secrets, artifact_paths, render_all};
+    let valid = std::fs::read_dir(root().join("tests/fixtures/valid"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path());
+    let mut compared = 0;
+    for spec in examples().into_iter().chain(valid) {
+        let bytes = std::fs::read(&spec).unwrap();
+        let checked = hybridgen::pipeline::check("spec.yaml", &bytes);
+        let (Some(spec_model), Some(plan)) = (&checked.spec, &checked.plan) else {
+            continue;
+        };
+        let secrets = Secrets::default();
+        let input = Input {
+            spec: spec_model,
+            plan,
+            secrets: &secrets,
+        };
+        let Ok(rendered) = render_all(&input) else {
+            continue;
+        };
+        let rendered: Vec<String> = rendered.into_iter().map(|a| a.path).collect();
+        assert_eq!(
+            artifact_paths(&input).unwrap(),
+            rendered,
+            "{}",
+            spec.display()
+        );
+        compared += 1;
+    }
+    assert!(compared > 100, "only {compared} specs compared");
+}

@@ -1,7 +1,9 @@
 //! YAML text → a JSON value plus an index from JSON Pointer to source span. The only module that
-//! knows YAML: serde_yaml reads the data, and the span pass (`span_index`) runs first so that
-//! hostile or needlessly complex input never reaches it.
+//! knows YAML: one pass over the parser's events (`parse`) builds both, typing plain scalars by the
+//! YAML 1.2 core schema (`scalar`).
 
+mod parse;
+mod scalar;
 mod span_index;
 
 pub use span_index::{SpanIndex, escape as escape_pointer_token};
@@ -72,26 +74,7 @@ pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
     let text = source.text();
     // A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let body = &text[base..];
-    let spans = span_index::build(body, base)?;
-    let value = if spans.value_span("").is_none() {
-        serde_json::Value::Null
-    } else {
-        serde_yaml::from_str(body).map_err(|error| {
-            let at = error.location().map_or(0, |location| location.index()) + base;
-            LoadError::new(at..at, yaml_message(&error))
-        })?
-    };
-    Ok(Document { value, spans })
-}
-
-/// serde_yaml appends " at line L column C" to its messages; the report shows the place itself.
-fn yaml_message(error: &serde_yaml::Error) -> String {
-    let message = error.to_string();
-    match message.find(" at line ") {
-        Some(cut) => message[..cut].to_string(),
-        None => message,
-    }
+    parse::parse(&text[base..], base)
 }
 
 #[cfg(test)]
@@ -224,5 +207,102 @@ mod tests {
     fn non_utf8_bytes_are_reported_where_they_start() {
         let (_, check) = decode("t.yaml", b"a: 1\nb: \xff\n");
         assert_eq!(check.unwrap_err().span, 8..9);
+    }
+
+    /// Every spec and fixture of the repository, and the scalars where YAML readers are known to
+    /// differ, load to the same value as serde_yaml gives (an independent reader).
+    #[test]
+    fn values_match_an_independent_yaml_reader() {
+        let mut texts: Vec<String> = Vec::new();
+        for folder in [
+            "examples",
+            "tests/fixtures/valid",
+            "tests/fixtures/invalid",
+            "tests/fixtures/render",
+        ] {
+            let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+            for entry in std::fs::read_dir(folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "yaml") {
+                    texts.push(std::fs::read_to_string(path).unwrap());
+                }
+            }
+        }
+        assert!(texts.len() > 290, "{} files", texts.len());
+        for scalar in [
+            "~",
+            "null",
+            "Null",
+            "",
+            "true",
+            "False",
+            "yes",
+            "no",
+            "on",
+            "0",
+            "-0",
+            "+7",
+            "007",
+            "0o17",
+            "0x1f",
+            "0b11",
+            "1_000",
+            "1.20",
+            ".5",
+            "5.",
+            "-.5e3",
+            "1e3",
+            "1E+3",
+            "1e",
+            ".inf",
+            "-.Inf",
+            ".NaN",
+            "1.15.0",
+            "10.244.0.0/16",
+            "v0.11.0",
+            "12:30",
+            "2001-12-14",
+            "'quoted'",
+            "\"4789\"",
+            "|\n  block\n",
+            ">-\n  folded\n  text\n",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "007.5",
+            "-0x1f",
+            "+0o7",
+            "-007",
+            "00",
+            "0x_1",
+            "1__0",
+            "007e1",
+            "0e0",
+            "00.0",
+            "+.5",
+            "-.",
+            "1.e5",
+            "0.",
+            "99999999999999999999",
+            "0xFFFFFFFFFFFFFFFFFF",
+        ] {
+            texts.push(format!("a: {scalar}\nlist: [{scalar}]\n"));
+        }
+        let mut compared = 0;
+        let mut differ = Vec::new();
+        for text in &texts {
+            let ours = load_text(text);
+            let theirs: Result<serde_json::Value, _> = serde_yaml::from_str(text);
+            if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
+                if ours.value != theirs {
+                    differ.push(format!(
+                        "{text}\n  ours: {}\n  theirs: {theirs}",
+                        ours.value
+                    ));
+                }
+                compared += 1;
+            }
+        }
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+        assert!(compared > 250, "only {compared} documents compared");
     }
 }

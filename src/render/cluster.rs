@@ -29,6 +29,12 @@ fn node_mask_flag(kubernetes: &Release) -> &'static str {
     }
 }
 
+const KUBEADM_PATH: &str = "kubeadm/kubeadm-config.yaml";
+const RKE_PATH: &str = "rke/cluster-network.yml";
+
+/// The files `render` writes here.
+pub const PATHS: [&str; 2] = [KUBEADM_PATH, RKE_PATH];
+
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
     let network = input.network()?;
@@ -62,8 +68,8 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         dns_domain => plan.dns_domain.clone(),
     })?;
     Ok(vec![
-        Artifact::new("kubeadm/kubeadm-config.yaml", kubeadm),
-        Artifact::new("rke/cluster-network.yml", rke),
+        Artifact::new(KUBEADM_PATH, kubeadm),
+        Artifact::new(RKE_PATH, rke),
     ])
 }
 

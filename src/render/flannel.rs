@@ -27,6 +27,14 @@ pub const FLANNEL_PATCH_PATH: &str = "patches/kube-flannel-ds.node-selector.yml"
 pub const KUBE_PROXY_PATCH_PATH: &str = "patches/kube-proxy.node-selector.yml";
 pub const APPLY_PATH: &str = "patches/apply.sh";
 
+/// The files `render` writes here.
+pub const PATHS: [&str; 4] = [
+    MANIFEST_PATH,
+    FLANNEL_PATCH_PATH,
+    KUBE_PROXY_PATCH_PATH,
+    APPLY_PATH,
+];
+
 const FLANNEL_PATCH_FILE: &str = "kube-flannel-ds.node-selector.yml";
 const KUBE_PROXY_PATCH_FILE: &str = "kube-proxy.node-selector.yml";
 

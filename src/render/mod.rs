@@ -172,6 +172,21 @@ pub(crate) fn template(name: &str) -> Result<minijinja::Template<'static, 'stati
     Ok(env.get_template(name)?)
 }
 
+/// The paths [`render_all`] writes, sorted, without rendering anything: what `plan` lists. Each
+/// family names its own paths next to its renderer; a test holds the two in step.
+pub fn artifact_paths(input: &Input) -> Result<Vec<String>, RenderError> {
+    let mut paths: Vec<String> = cluster::PATHS
+        .into_iter()
+        .chain(flannel::PATHS)
+        .chain([plan_file::PATH])
+        .map(String::from)
+        .collect();
+    paths.extend(routes::paths(input)?);
+    paths.extend(windows::paths(input)?);
+    paths.sort();
+    Ok(paths)
+}
+
 /// Every artifact of the spec, sorted by path.
 pub fn render_all(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let mut artifacts = Vec::new();

@@ -86,6 +86,9 @@ fn invalid(what: &str) -> RenderError {
     RenderError(format!("the plan has no valid {what}"))
 }
 
+/// The file `render` writes here.
+pub const PATH: &str = "plan.json";
+
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
     let network = input.network()?;
@@ -180,5 +183,5 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let mut text =
         serde_json::to_string_pretty(&file).map_err(|error| RenderError(error.to_string()))?;
     text.push('\n');
-    Ok(vec![Artifact::new("plan.json", text)])
+    Ok(vec![Artifact::new(PATH, text)])
 }

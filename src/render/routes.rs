@@ -25,6 +25,34 @@ const AZURE_NAME_MAX: usize = 80;
 /// The priority gcloud gives a route by default; written out so the script and Terraform agree.
 const GCE_ROUTE_PRIORITY: u32 = 1000;
 
+/// The files `render` writes here, without rendering them.
+pub fn paths(input: &Input) -> Result<Vec<String>, RenderError> {
+    let mut paths = vec![ROUTES_PATH.to_string()];
+    if input.plan.flannel.backend != Backend::HostGw {
+        return Ok(paths);
+    }
+    let cloud = |name: &str| {
+        [
+            format!("routes/{name}.sh"),
+            format!("routes/{name}.tf.json"),
+        ]
+    };
+    match input.spec.provider() {
+        Provider::Aws => paths.extend(cloud("aws")),
+        Provider::Gce => paths.extend(cloud("gce")),
+        Provider::Azure => paths.extend(cloud("azure")),
+        Provider::None if routed_hosts(input.plan) => {
+            for node in &input.plan.nodes {
+                paths.push(host_script_path(&node.name, node.os)?);
+            }
+        }
+        Provider::None => {}
+    }
+    Ok(paths)
+}
+
+const ROUTES_PATH: &str = "routes/routes.json";
+
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let mut artifacts = vec![routes_json(input)?];
     if input.plan.flannel.backend != Backend::HostGw {
@@ -84,10 +112,7 @@ fn routes_json(input: &Input) -> Result<Artifact, RenderError> {
         provider: input.spec.provider().as_str(),
         routes,
     };
-    Ok(Artifact::new(
-        "routes/routes.json",
-        pretty_json(&file, "routes/routes.json")?,
-    ))
+    Ok(Artifact::new(ROUTES_PATH, pretty_json(&file, ROUTES_PATH)?))
 }
 
 fn pretty_json<T: Serialize>(value: &T, path: &str) -> Result<String, RenderError> {
@@ -112,15 +137,19 @@ struct NodeRoute<'a> {
 /// Every node's route, in node order. host-gw sends each pod subnet to its node, so a node without
 /// a subnet or an address (which lint reports as an error) cannot be rendered.
 fn node_routes(plan: &Plan) -> Result<Vec<NodeRoute<'_>>, RenderError> {
+    // Indexed by node once, so that finding each node's route is not a scan of all routes.
+    let mut route_of = vec![None; plan.nodes.len()];
+    for route in &plan.routes {
+        if let Some(slot) = route_of.get_mut(route.node) {
+            *slot = Some(route);
+        }
+    }
     plan.nodes
         .iter()
+        .zip(route_of)
         .enumerate()
-        .map(|(index, node)| {
-            let route = plan
-                .routes
-                .iter()
-                .find(|route| route.node == index)
-                .ok_or_else(|| {
+        .map(|(index, (node, route))| {
+            let route = route.ok_or_else(|| {
                     RenderError(format!(
                         "routes: node `{}` has no pod subnet or no valid address, so no route can be written",
                         node.name
@@ -286,13 +315,7 @@ fn aws(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             aws_route: resources,
         },
     };
-    Ok(vec![
-        Artifact::new("routes/aws.sh", script.finish()),
-        Artifact::new(
-            "routes/aws.tf.json",
-            pretty_json(&terraform, "routes/aws.tf.json")?,
-        ),
-    ])
+    Ok(cloud_artifacts("aws", script, &terraform)?.into())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,13 +442,7 @@ fn gce(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             google_compute_route: resources,
         },
     };
-    Ok(vec![
-        Artifact::new("routes/gce.sh", script.finish()),
-        Artifact::new(
-            "routes/gce.tf.json",
-            pretty_json(&terraform, "routes/gce.tf.json")?,
-        ),
-    ])
+    Ok(cloud_artifacts("gce", script, &terraform)?.into())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -545,13 +562,7 @@ fn azure(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             azurerm_route: resources,
         },
     };
-    Ok(vec![
-        Artifact::new("routes/azure.sh", script.finish()),
-        Artifact::new(
-            "routes/azure.tf.json",
-            pretty_json(&terraform, "routes/azure.tf.json")?,
-        ),
-    ])
+    Ok(cloud_artifacts("azure", script, &terraform)?.into())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -564,12 +575,7 @@ fn azure(input: &Input) -> Result<Vec<Artifact>, RenderError> {
 /// network are left to the upstream router ("Upstream L3 Routing"), and the script says so.
 fn hosts(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
-    // The same adjacency reading as HG206.
-    let Some((_, outside)) = plan.nodes_off_segment() else {
-        return Ok(Vec::new());
-    };
-    if outside.is_empty() {
-        // One L2 network: flannel's host-gw installs every route itself.
+    if !routed_hosts(plan) {
         return Ok(Vec::new());
     }
     let cluster = script_value(&input.spec.metadata.name, "metadata.name")?;
@@ -583,11 +589,9 @@ fn hosts(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             .filter(|peer| peer.index != node.index)
             .map(|peer| (peer, same_network(plan, node.next_hop, peer.next_hop)))
             .collect();
+        let path = host_script_path(name, node.os)?;
         let artifact = match node.os {
-            Os::Linux => Artifact::new(
-                format!("routes/hosts/{name}.sh"),
-                linux_host(cluster, node, &peers),
-            ),
+            Os::Linux => Artifact::new(path, linux_host(cluster, node, &peers)),
             Os::Windows => {
                 let interface = plan
                     .nodes
@@ -600,15 +604,41 @@ fn hosts(input: &Input) -> Result<Vec<Artifact>, RenderError> {
                         ))
                     })?;
                 script_value(interface, "interfaceName")?;
-                Artifact::new(
-                    format!("routes/hosts/{name}.ps1"),
-                    windows_host(cluster, node, interface, &peers),
-                )
+                Artifact::new(path, windows_host(cluster, node, interface, &peers))
             }
         };
         artifacts.push(artifact);
     }
     Ok(artifacts)
+}
+
+/// Whether the nodes sit on more than one network (the HG206 reading), so that each node needs a
+/// script for the routes flannel's host-gw cannot install. On one L2 network flannel does it all.
+fn routed_hosts(plan: &Plan) -> bool {
+    plan.nodes_off_segment()
+        .is_some_and(|(_, outside)| !outside.is_empty())
+}
+
+fn host_script_path(name: &str, os: Os) -> Result<String, RenderError> {
+    let name = path_segment(name)?;
+    Ok(match os {
+        Os::Linux => format!("routes/hosts/{name}.sh"),
+        Os::Windows => format!("routes/hosts/{name}.ps1"),
+    })
+}
+
+/// A cloud's route script and its Terraform twin.
+fn cloud_artifacts<T: Serialize>(
+    cloud: &str,
+    script: Script,
+    terraform: &T,
+) -> Result<[Artifact; 2], RenderError> {
+    let terraform_path = format!("routes/{cloud}.tf.json");
+    let terraform = pretty_json(terraform, &terraform_path)?;
+    Ok([
+        Artifact::new(format!("routes/{cloud}.sh"), script.finish()),
+        Artifact::new(terraform_path, terraform),
+    ])
 }
 
 /// Whether two node addresses share a layer-2 network, read as HG206 reads it: a declared host

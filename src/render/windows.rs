@@ -337,6 +337,24 @@ fn ascii_json(json: &str) -> String {
 /// [`DEFAULT_CA_HASH_VARIABLE`] when absent — an unset variable gives the obvious placeholder of
 /// [`super::Secrets::value`]; `Network` the planned Service and pod networks;
 /// `Install.Destination` `windows.installDir`.
+/// The files `render` writes here, without rendering them.
+pub fn paths(input: &Input) -> Result<Vec<String>, RenderError> {
+    let plan = input.plan;
+    if rendered_release(plan)?.is_none() {
+        return Ok(Vec::new());
+    }
+    let (file_name, _) = backend_file(plan.flannel.backend);
+    plan.nodes
+        .iter()
+        .filter(|node| node.os == Os::Windows)
+        .map(|node| node_file_path(&node.name, file_name))
+        .collect()
+}
+
+fn node_file_path(name: &str, file_name: &str) -> Result<String, RenderError> {
+    Ok(format!("windows/{}/{file_name}", checked_node_name(name)?))
+}
+
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
     let Some(kubernetes) = rendered_release(plan)? else {
@@ -443,7 +461,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         let json = serde_json::to_string_pretty(&config).map_err(|_| {
             RenderError(format!("cannot serialize `{file_name}` for node {name:?}"))
         })?;
-        let path = format!("windows/{name}/{file_name}");
+        let path = node_file_path(name, file_name)?;
         if !paths.insert(path.clone()) {
             return Err(RenderError(format!(
                 "two Windows nodes are named {name:?}; each needs its own `{file_name}`"

@@ -1,0 +1,108 @@
+//! Each pipeline stage in memory, at 3, 100, 5,000 and 65,536 nodes: load (YAML + span index),
+//! schema validation, the typed spec, plan, rules and render; then `check` (all that `plan` does
+//! before printing) and `check` + render (what `render` does before writing).
+//!
+//! Run with `cargo bench --bench stages`; BENCHMARKS.md has the method and the numbers.
+
+#[path = "support/spec_gen.rs"]
+mod spec_gen;
+
+use criterion::{
+    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+};
+use hybridgen::load::{self, Document};
+use hybridgen::plan::Plan;
+use hybridgen::render::{self, Input, Secrets};
+use hybridgen::source::SourceFile;
+use hybridgen::spec::Spec;
+use hybridgen::{pipeline, rules, schema};
+use serde::Deserialize;
+use std::hint::black_box;
+
+/// A tiny cluster, a typical one, Kubernetes' supported maximum, and every /24 of a /8.
+const SIZES: [usize; 4] = [3, 100, 5_000, 65_536];
+
+/// One generated spec, loaded up to each stage's input.
+struct Prepared {
+    text: String,
+    source: SourceFile,
+    document: Document,
+    spec: Spec,
+    plan: Plan,
+}
+
+fn prepare(nodes: usize) -> Prepared {
+    let text = spec_gen::spec(nodes);
+    let (source, decoded) = load::decode("spec.yaml", text.as_bytes());
+    decoded.expect("the generated spec is UTF-8");
+    let document = load::load(&source).expect("the generated spec is YAML");
+    assert!(schema::validate(&source, &document).is_empty());
+    let spec = Spec::deserialize(&document.value).expect("the generated spec is typed");
+    let plan = Plan::build(&spec);
+    Prepared {
+        text,
+        source,
+        document,
+        spec,
+        plan,
+    }
+}
+
+fn stages(c: &mut Criterion) {
+    let secrets = Secrets::from_values(
+        [
+            ("KUBEADM_TOKEN", "abcdef.0123456789abcdef"),
+            ("KUBEADM_CA_HASH", "sha256:00"),
+        ]
+        .map(|(name, value)| (name.to_string(), value.to_string()))
+        .into(),
+    );
+    let prepared: Vec<(usize, Prepared)> = SIZES.iter().map(|&n| (n, prepare(n))).collect();
+    let mut bench = |name: &str, run: &dyn Fn(&Prepared)| {
+        let mut group = c.benchmark_group(name);
+        // Flat sampling: at 65,536 nodes one iteration is long enough on its own.
+        group.sampling_mode(SamplingMode::Flat).sample_size(10);
+        for (nodes, input) in &prepared {
+            group.throughput(Throughput::Elements(*nodes as u64));
+            group.bench_with_input(BenchmarkId::from_parameter(nodes), input, |b, input| {
+                b.iter(|| run(black_box(input)))
+            });
+        }
+        group.finish();
+    };
+    bench("load", &|p| drop(black_box(load::load(&p.source))));
+    bench("schema", &|p| {
+        drop(black_box(schema::validate(&p.source, &p.document)))
+    });
+    bench("spec", &|p| {
+        drop(black_box(Spec::deserialize(&p.document.value)))
+    });
+    bench("plan", &|p| drop(black_box(Plan::build(&p.spec))));
+    bench("rules", &|p| drop(black_box(rules::run(&p.spec, &p.plan))));
+    let render = |p: &Prepared| {
+        let input = Input {
+            spec: &p.spec,
+            plan: &p.plan,
+            secrets: &secrets,
+        };
+        drop(black_box(render::render_all(&input)));
+    };
+    bench("render", &render);
+    bench("check", &|p| {
+        drop(black_box(pipeline::check("spec.yaml", p.text.as_bytes())))
+    });
+    bench("check+render", &|p| {
+        let checked = pipeline::check("spec.yaml", p.text.as_bytes());
+        if let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) {
+            let input = Input {
+                spec,
+                plan,
+                secrets: &secrets,
+            };
+            drop(black_box(render::render_all(&input)));
+        }
+    });
+}
+
+criterion_group!(benches, stages);
+criterion_main!(benches);

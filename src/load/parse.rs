@@ -1,0 +1,290 @@
+//! The one pass over the YAML text: granit-parser's events build the JSON value and the span index
+//! together, and what a spec never needs (anchors, aliases, tags, duplicate keys, several
+//! documents, deep nesting, huge lists) is rejected on the way, before it costs anything.
+
+use super::scalar::resolve_plain;
+use super::span_index::{Kind, LIST_ITEM, SpanIndex};
+use super::{Document, LoadError};
+use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
+use serde_json::{Map, Value};
+use std::ops::Range;
+
+/// Deepest nesting a spec may use; the deepest real path (`/windows/controlPlane/kubeadmToken/fromEnv`)
+/// is 4 levels, so 64 leaves room for any hand-written spec while stopping bracket bombs at once.
+pub const MAX_DEPTH: usize = 64;
+
+/// Longest list a spec may hold: node subnets are at most 2^16 (HG106 caps the mask at 16 bits past
+/// the cluster prefix), so no usable spec has more nodes, and a million-item list stops here.
+pub const MAX_LIST_ITEMS: usize = 65_536;
+
+/// Most values (scalars, lists, mappings) a spec may hold: a 65,536-node spec has about 600,000.
+pub const MAX_VALUES: usize = 1_000_000;
+
+/// Parses `text` (offset by `base` bytes in the file, for a stripped byte-order mark) into a
+/// document, or the first reason the text is not an acceptable spec.
+pub fn parse(text: &str, base: usize) -> Result<Document, LoadError> {
+    let options = granit_parser::options! {
+        flow_nesting_limit: 2 * MAX_DEPTH,
+        block_nesting_limit: 2 * MAX_DEPTH,
+        disallow_directives: true,
+        emit_unresolved_aliases: true,
+    };
+    let mut builder = Builder::new(base);
+    for event in Parser::new_from_str_with_options(text, options) {
+        let (event, span) = event.map_err(|error| {
+            let at = error.marker().byte_offset().unwrap_or(0) + base;
+            let message = error.kind().to_string();
+            if message.contains("recursion limit") || message.contains("nesting limit") {
+                nesting_error(at..at)
+            } else {
+                LoadError::new(at..at, message)
+            }
+        })?;
+        builder.event(event, span)?;
+    }
+    Ok(Document {
+        value: builder.root.unwrap_or(Value::Null),
+        spans: builder.spans,
+    })
+}
+
+/// An open list or mapping.
+struct Frame {
+    node: u32,
+    is_mapping: bool,
+    /// Flow collections span their brackets; block ones span from their first to last child.
+    is_flow: bool,
+    /// For a mapping: the key read and waiting for its value.
+    pending_key: Option<(u32, Range<usize>)>,
+    first_child_start: Option<usize>,
+    last_child_end: usize,
+    /// Where this collection's children begin in the builder's shared `edges` and `values`.
+    edges_from: usize,
+    values_from: usize,
+}
+
+struct Builder {
+    spans: SpanIndex,
+    stack: Vec<Frame>,
+    /// The children of the open collections, innermost last: span-index edges and values, in
+    /// document order (one shared stack each, so an open collection costs no allocation).
+    edges: Vec<(u32, u32)>,
+    values: Vec<Value>,
+    root: Option<Value>,
+    base: usize,
+    documents: usize,
+}
+
+impl Builder {
+    fn new(base: usize) -> Self {
+        Builder {
+            spans: SpanIndex::default(),
+            stack: Vec::new(),
+            edges: Vec::new(),
+            values: Vec::new(),
+            root: None,
+            base,
+            documents: 0,
+        }
+    }
+
+    fn bytes(&self, span: &Span) -> Range<usize> {
+        let start = span.start.byte_offset().unwrap_or(0) + self.base;
+        let end = span.end.byte_offset().unwrap_or(0) + self.base;
+        start..end.max(start)
+    }
+
+    fn event(&mut self, event: Event<'_>, span: Span) -> Result<(), LoadError> {
+        let bytes = self.bytes(&span);
+        match event {
+            Event::DocumentStart(..) => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    return Err(LoadError::new(
+                        bytes,
+                        "the file holds more than one YAML document",
+                    )
+                    .help("keep one cluster spec per file and remove the `---` separator"));
+                }
+            }
+            Event::Alias(_) | Event::UnresolvedAlias(_) => {
+                return Err(LoadError::new(
+                    bytes,
+                    "YAML aliases (`*name`) are not allowed in a spec",
+                )
+                .help("write the value out in full where the alias stands"));
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                reject_properties(&bytes, anchor, tag.is_some())?;
+                if self.expects_key() {
+                    let key = self.spans.intern(&text);
+                    if let Some(frame) = self.stack.last_mut() {
+                        frame.pending_key = Some((key, bytes));
+                    }
+                } else {
+                    self.open_node(bytes, Kind::Scalar)?;
+                    let value = match style {
+                        ScalarStyle::Plain => resolve_plain(&text),
+                        _ => Value::String(text.into_owned()),
+                    };
+                    self.finish_value(value);
+                }
+            }
+            Event::MappingStart(style, anchor, ref tag)
+            | Event::SequenceStart(style, anchor, ref tag) => {
+                let is_mapping = matches!(event, Event::MappingStart(..));
+                reject_properties(&bytes, anchor, tag.is_some())?;
+                if self.expects_key() {
+                    return Err(
+                        LoadError::new(bytes, "a mapping key must be a plain scalar")
+                            .help("use a plain string as the key"),
+                    );
+                }
+                let kind = if is_mapping {
+                    Kind::Mapping
+                } else {
+                    Kind::Sequence
+                };
+                let node = self.open_node(bytes.clone(), kind)?;
+                if self.stack.len() >= MAX_DEPTH {
+                    return Err(nesting_error(bytes));
+                }
+                self.stack.push(Frame {
+                    node,
+                    is_mapping,
+                    is_flow: style == StructureStyle::Flow,
+                    pending_key: None,
+                    first_child_start: None,
+                    last_child_end: bytes.end,
+                    edges_from: self.edges.len(),
+                    values_from: self.values.len(),
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => self.close(bytes)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn expects_key(&self) -> bool {
+        self.stack
+            .last()
+            .is_some_and(|frame| frame.is_mapping && frame.pending_key.is_none())
+    }
+
+    /// Records a new value (its span, and its place in the open parent), within the limits.
+    fn open_node(&mut self, value: Range<usize>, kind: Kind) -> Result<u32, LoadError> {
+        if self.spans.len() >= MAX_VALUES {
+            return Err(LoadError::new(
+                value,
+                format!("the document holds more than {MAX_VALUES} values"),
+            )
+            .help(
+                "a cluster spec of 65,536 nodes holds about 600,000; check that this is a spec",
+            ));
+        }
+        let id = u32::try_from(self.spans.len())
+            .map_err(|_| LoadError::new(value.clone(), "the document has too many values"))?;
+        let mut key_span = None;
+        if let Some(frame) = self.stack.last_mut() {
+            if !frame.is_mapping && self.edges.len() - frame.edges_from >= MAX_LIST_ITEMS {
+                return Err(LoadError::new(
+                    value,
+                    format!("a list holds more than {MAX_LIST_ITEMS} items"),
+                )
+                .help(
+                    "a cluster has at most 65,536 nodes (one /24 each in a /8); split the spec",
+                ));
+            }
+            frame.last_child_end = frame.last_child_end.max(value.end);
+            let child_start = frame
+                .pending_key
+                .as_ref()
+                .map_or(value.start, |(_, key)| key.start);
+            frame.first_child_start.get_or_insert(child_start);
+            match frame.pending_key.take() {
+                Some((key, span)) => {
+                    self.edges.push((key, id));
+                    key_span = Some(span);
+                }
+                None => self.edges.push((LIST_ITEM, id)),
+            }
+        }
+        let value = match &key_span {
+            // An empty value (`key:`) has an empty span right after the key; point at the key.
+            Some(key) if value.is_empty() => key.clone(),
+            _ => value,
+        };
+        self.spans.push(key_span, value, kind);
+        Ok(id)
+    }
+
+    /// Hands a complete value to its parent collection, or makes it the document.
+    fn finish_value(&mut self, value: Value) {
+        if self.stack.is_empty() {
+            self.root = Some(value);
+        } else {
+            self.values.push(value);
+        }
+    }
+
+    fn close(&mut self, end: Range<usize>) -> Result<(), LoadError> {
+        let Some(frame) = self.stack.pop() else {
+            return Ok(());
+        };
+        let span = if frame.is_flow {
+            self.spans.value_span_of(frame.node).start..end.end
+        } else {
+            let start = self.spans.value_span_of(frame.node).start;
+            frame.first_child_start.unwrap_or(start)..frame.last_child_end
+        };
+        if let Some(parent) = self.stack.last_mut() {
+            parent.last_child_end = parent.last_child_end.max(span.end);
+        }
+        let values = self.values.drain(frame.values_from..);
+        let value = if frame.is_mapping {
+            let keys = self.edges[frame.edges_from..].iter();
+            let members = keys
+                .zip(values)
+                .map(|((key, _), value)| (self.spans.key_text(*key).to_string(), value));
+            Value::Object(members.collect::<Map<String, Value>>())
+        } else {
+            Value::Array(values.collect())
+        };
+        self.spans
+            .close(frame.node, span, &mut self.edges[frame.edges_from..]);
+        self.edges.truncate(frame.edges_from);
+        if let Some((name, key)) = self.spans.first_duplicate(frame.node) {
+            return Err(LoadError::new(key, format!("duplicate key `{name}`"))
+                .help("remove one of the two entries; a key may appear once in a mapping"));
+        }
+        self.finish_value(value);
+        Ok(())
+    }
+}
+
+fn nesting_error(span: Range<usize>) -> LoadError {
+    LoadError::new(
+        span,
+        format!("the document nests deeper than {MAX_DEPTH} levels"),
+    )
+    .help("a cluster spec is only a few levels deep; flatten the structure")
+}
+
+fn reject_properties(bytes: &Range<usize>, anchor: usize, tagged: bool) -> Result<(), LoadError> {
+    if anchor != 0 {
+        return Err(LoadError::new(
+            bytes.clone(),
+            "YAML anchors (`&name`) are not allowed in a spec",
+        )
+        .help("remove the anchor and write repeated values out in full"));
+    }
+    if tagged {
+        return Err(LoadError::new(
+            bytes.clone(),
+            "YAML tags (`!!type`, `!name`) are not allowed in a spec",
+        )
+        .help("remove the tag; quote the value if it must be a string"));
+    }
+    Ok(())
+}
