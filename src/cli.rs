@@ -251,9 +251,13 @@ fn read_input(path: &Path) -> io::Result<Vec<u8>> {
     if path == Path::new("-") {
         io::stdin().lock().take(limit).read_to_end(&mut bytes)?;
     } else {
-        std::fs::File::open(path)?
-            .take(limit)
-            .read_to_end(&mut bytes)?;
+        let file = std::fs::File::open(path)?;
+        // Sized up front: a growing buffer would hold up to twice the file.
+        let size = file
+            .metadata()
+            .map_or(0, |metadata| metadata.len().min(limit));
+        bytes.reserve_exact(usize::try_from(size).unwrap_or(0));
+        file.take(limit).read_to_end(&mut bytes)?;
     }
     Ok(bytes)
 }
@@ -278,7 +282,7 @@ fn plan(args: PlanArgs) -> Outcome {
         };
         match read_input(path) {
             Ok(bytes) => {
-                let file = pipeline::check(&name, &bytes);
+                let file = pipeline::check(&name, bytes);
                 let diagnostics = overrides.apply(file.diagnostics.clone());
                 checked.push((file, diagnostics));
             }
@@ -422,7 +426,7 @@ fn render(args: RenderArgs) -> Outcome {
             return Outcome::Unusable;
         }
     };
-    let checked = pipeline::check(&name, &bytes);
+    let checked = pipeline::check(&name, bytes);
     let diagnostics = overrides.apply(checked.diagnostics.clone());
     let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
         complain_findings(&checked, &diagnostics);

@@ -3,6 +3,11 @@
 use clap::Parser;
 use std::process::ExitCode;
 
+// A spec becomes hundreds of thousands of small values; mimalloc allocates and frees them about
+// twice as fast as the system allocator (BENCHMARKS.md, 65,536 nodes: 0.83 s -> 0.41 s).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = hybridgen::cli::Cli::parse();
     match hybridgen::cli::run(cli) {

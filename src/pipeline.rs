@@ -1,7 +1,7 @@
 //! One file through the whole check: load → API version → schema → typed spec → plan → rules.
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::load::{self, Document};
+use crate::load::{self, Document, SpanIndex};
 use crate::plan::Plan;
 use crate::render;
 use crate::rules::{self, input};
@@ -11,9 +11,14 @@ use crate::spec::Spec;
 use serde::Deserialize;
 
 /// What checking one file produced: its text, spans, plan (when it got that far) and findings.
+/// The JSON value of the document is not kept: once typed it is only weight (tens of megabytes
+/// for a 65,536-node spec).
 pub struct Checked {
     pub source: SourceFile,
-    pub document: Option<Document>,
+    /// Where each value stands in the file, when it loaded.
+    pub spans: Option<SpanIndex>,
+    /// The spans of secrets written inline, which reports mask.
+    inline_secrets: Vec<std::ops::Range<usize>>,
     pub spec: Option<Spec>,
     pub plan: Option<Plan>,
     pub diagnostics: Vec<Diagnostic>,
@@ -22,11 +27,12 @@ pub struct Checked {
 }
 
 /// Checks the raw bytes of one spec file. Each stage runs only on what the previous one accepted.
-pub fn check(name: &str, bytes: &[u8]) -> Checked {
+pub fn check(name: &str, bytes: Vec<u8>) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
     let mut checked = Checked {
         source,
-        document: None,
+        spans: None,
+        inline_secrets: Vec::new(),
         spec: None,
         plan: None,
         diagnostics: Vec::new(),
@@ -49,13 +55,19 @@ pub fn check(name: &str, bytes: &[u8]) -> Checked {
             return checked;
         }
     };
+    checked.inline_secrets = inline_secret_spans(&document);
     checked.diagnostics = input::check_api_version(&document.value);
     if checked.diagnostics.is_empty() {
         checked.diagnostics = schema::validate(&checked.source, &document);
     }
+    let Document { value, spans } = document;
+    checked.spans = Some(spans);
     if checked.diagnostics.is_empty() {
-        // Deserialized from a borrow: a copy of a 65,536-node value costs tens of megabytes.
-        match Spec::deserialize(&document.value) {
+        // Typed from a borrow, then dropped whole before planning: a copy would cost tens of
+        // megabytes at 65,536 nodes, and consuming it leaves the freed memory in fragments.
+        let typed = Spec::deserialize(&value);
+        drop(value);
+        match typed {
             Ok(spec) => {
                 let plan = Plan::build(&spec);
                 checked.diagnostics = rules::run(&spec, &plan);
@@ -73,7 +85,6 @@ pub fn check(name: &str, bytes: &[u8]) -> Checked {
             ),
         }
     }
-    checked.document = Some(document);
     checked
 }
 
@@ -97,24 +108,28 @@ const SECRET_POINTERS: [&str; 2] = [
     "/windows/controlPlane/kubeadmCaHash",
 ];
 
+/// The spans of the secret fields whose value is written out rather than taken `fromEnv`.
+fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
+    SECRET_POINTERS
+        .iter()
+        .filter(|pointer| {
+            document
+                .value
+                .pointer(pointer)
+                .is_some_and(|value| !value.is_object())
+        })
+        .filter_map(|pointer| document.spans.value_span(pointer))
+        .collect()
+}
+
 impl Checked {
     /// The file's text as reports may show it: inline secret values, and anything shaped like a
     /// bootstrap token or a CA hash, masked with `*` byte for byte so that positions stay put.
     pub fn display_text(&self) -> String {
         let mut bytes = self.source.text().as_bytes().to_vec();
-        if let Some(document) = &self.document {
-            for pointer in SECRET_POINTERS {
-                let written_inline = document
-                    .value
-                    .pointer(pointer)
-                    .is_some_and(|v| !v.is_object());
-                if let Some(span) = document
-                    .spans
-                    .value_span(pointer)
-                    .filter(|_| written_inline)
-                {
-                    bytes[span].fill(b'*');
-                }
+        for span in &self.inline_secrets {
+            if let Some(secret) = bytes.get_mut(span.clone()) {
+                secret.fill(b'*');
             }
         }
         mask_secret_shapes(&mut bytes);

@@ -48,7 +48,7 @@ fn check(path: &Path) -> (String, Checked) {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     (
         String::from_utf8_lossy(&bytes).into_owned(),
-        pipeline::check(&name, &bytes),
+        pipeline::check(&name, bytes),
     )
 }
 
@@ -69,12 +69,12 @@ fn found(checked: &Checked) -> Vec<String> {
 
 /// Whether the finding's location is an exact span of the file (never a fallback to a parent).
 fn resolves_exactly(checked: &Checked, location: &Location) -> bool {
-    let Some(document) = &checked.document else {
+    let Some(spans) = &checked.spans else {
         return matches!(location, Location::Bytes(_));
     };
     match location {
-        Location::Value(pointer) => document.spans.value_span(pointer).is_some(),
-        Location::Key(pointer) => document.spans.key_span(pointer).is_some(),
+        Location::Value(pointer) => spans.value_span(pointer).is_some(),
+        Location::Key(pointer) => spans.key_span(pointer).is_some(),
         Location::Bytes(_) => true,
     }
 }

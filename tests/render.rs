@@ -390,7 +390,7 @@ fn listed_paths_are_exactly_the_rendered_ones() {
     let mut compared = 0;
     for spec in examples().into_iter().chain(valid) {
         let bytes = std::fs::read(&spec).unwrap();
-        let checked = hybridgen::pipeline::check("spec.yaml", &bytes);
+        let checked = hybridgen::pipeline::check("spec.yaml", bytes);
         let (Some(spec_model), Some(plan)) = (&checked.spec, &checked.plan) else {
             continue;
         };

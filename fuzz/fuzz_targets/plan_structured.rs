@@ -97,7 +97,7 @@ fuzz_target!(|mutations: Vec<Mutation>| {
         apply(&mut spec, mutation);
     }
     let Ok(text) = serde_yaml::to_string(&spec) else { return };
-    let checked = pipeline::check("fuzz.yaml", text.as_bytes());
+    let checked = pipeline::check("fuzz.yaml", text.into_bytes());
     let reports = [hybridgen::report::FileReport::new(&checked, &checked.diagnostics)];
     let _ = hybridgen::report::sarif::render(&reports);
     if let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) {

@@ -47,7 +47,7 @@ impl LoadError {
 
 /// Decodes the raw bytes of a file. The text is always returned (lossily decoded when it is not
 /// UTF-8) so that errors can be shown in context.
-pub fn decode(name: &str, bytes: &[u8]) -> (SourceFile, Result<(), LoadError>) {
+pub fn decode(name: &str, mut bytes: Vec<u8>) -> (SourceFile, Result<(), LoadError>) {
     let check = if bytes.len() > MAX_SPEC_BYTES {
         Err(LoadError::new(
             0..0,
@@ -58,14 +58,16 @@ pub fn decode(name: &str, bytes: &[u8]) -> (SourceFile, Result<(), LoadError>) {
         )
         .help("split the cluster into smaller specs, or check that this is the right file"))
     } else {
-        std::str::from_utf8(bytes).map(|_| ()).map_err(|error| {
+        std::str::from_utf8(&bytes).map(|_| ()).map_err(|error| {
             let at = error.valid_up_to();
             LoadError::new(at..at + 1, "the file is not valid UTF-8")
                 .help("save the file as UTF-8 text")
         })
     };
-    let shown = &bytes[..bytes.len().min(MAX_SPEC_BYTES)];
-    let text = String::from_utf8_lossy(shown).into_owned();
+    bytes.truncate(MAX_SPEC_BYTES);
+    // Valid UTF-8 (the usual case) becomes the text without a copy.
+    let text = String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
     (SourceFile::new(name, text), check)
 }
 
@@ -205,7 +207,7 @@ mod tests {
 
     #[test]
     fn non_utf8_bytes_are_reported_where_they_start() {
-        let (_, check) = decode("t.yaml", b"a: 1\nb: \xff\n");
+        let (_, check) = decode("t.yaml", b"a: 1\nb: \xff\n".to_vec());
         assert_eq!(check.unwrap_err().span, 8..9);
     }
 

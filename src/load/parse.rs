@@ -29,7 +29,7 @@ pub fn parse(text: &str, base: usize) -> Result<Document, LoadError> {
         disallow_directives: true,
         emit_unresolved_aliases: true,
     };
-    let mut builder = Builder::new(base);
+    let mut builder = Builder::new(text.len(), base);
     for event in Parser::new_from_str_with_options(text, options) {
         let (event, span) = event.map_err(|error| {
             let at = error.marker().byte_offset().unwrap_or(0) + base;
@@ -76,9 +76,9 @@ struct Builder {
 }
 
 impl Builder {
-    fn new(base: usize) -> Self {
+    fn new(text_len: usize, base: usize) -> Self {
         Builder {
-            spans: SpanIndex::default(),
+            spans: SpanIndex::for_text(text_len, MAX_VALUES),
             stack: Vec::new(),
             edges: Vec::new(),
             values: Vec::new(),

@@ -57,6 +57,16 @@ impl Span {
 }
 
 impl SpanIndex {
+    /// An empty index with room for every value `text_len` bytes of YAML can hold, so that it
+    /// never grows by copying. A value takes at least two bytes (`1,`); pages never written to
+    /// cost no memory.
+    pub(super) fn for_text(text_len: usize, max_values: usize) -> Self {
+        SpanIndex {
+            nodes: Vec::with_capacity((text_len / 2).min(max_values)),
+            ..SpanIndex::default()
+        }
+    }
+
     /// The span of the value at `pointer`, if the document has that exact path.
     pub fn value_span(&self, pointer: &str) -> Option<Range<usize>> {
         self.find(pointer)

@@ -35,16 +35,19 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
                 out.push('\n');
             }
         }
-        let source = NamedSource::new(report.name(), report.checked.display_text());
-        for finding in &report.findings {
-            let drawn = Drawn {
-                finding,
-                source: &source,
-            };
-            let mut text = String::new();
-            if handler.render_report(&mut text, &drawn).is_ok() {
-                out.push_str(&text);
-                out.push('\n');
+        // The masked copy of the text is made only when a finding will show part of it.
+        if !report.findings.is_empty() {
+            let source = NamedSource::new(report.name(), report.checked.display_text());
+            for finding in &report.findings {
+                let drawn = Drawn {
+                    finding,
+                    source: &source,
+                };
+                let mut text = String::new();
+                if handler.render_report(&mut text, &drawn).is_ok() {
+                    out.push_str(&text);
+                    out.push('\n');
+                }
             }
         }
         if reports.len() > 1 {

@@ -73,7 +73,7 @@ impl<'a> FileReport<'a> {
 /// Resolves a location to the exact span when the path exists, else to its nearest ancestor.
 fn place(checked: &Checked, location: &Location) -> Place {
     let source = &checked.source;
-    let spans = checked.document.as_ref().map(|document| &document.spans);
+    let spans = checked.spans.as_ref();
     let span = match (location, spans) {
         (Location::Bytes(span), _) => span.clone(),
         (Location::Key(pointer), Some(spans)) => spans

@@ -176,8 +176,15 @@ pub fn check_api_version(document: &serde_json::Value) -> Vec<Diagnostic> {
     found
 }
 
-fn report_invalid<T>(parsed: &Parsed<T>, pointer: String, what: &str, found: &mut Vec<Diagnostic>) {
+/// Reports an address that did not parse; `place` gives its pointer and what it is, formatted
+/// only then (this runs for every node).
+fn report_invalid<T>(
+    parsed: &Parsed<T>,
+    place: impl FnOnce() -> (String, String),
+    found: &mut Vec<Diagnostic>,
+) {
     if let Err(InputError { problem, help }) = parsed {
+        let (pointer, what) = place();
         found.push(
             Diagnostic::new(
                 &INVALID_ADDRESS,
@@ -192,36 +199,40 @@ fn report_invalid<T>(parsed: &Parsed<T>, pointer: String, what: &str, found: &mu
 
 fn check_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
     let (spec, plan) = (context.spec, context.plan);
+    let named = |pointer: &str, what: &str| (pointer.to_string(), what.to_string());
     report_invalid(
         &plan.cluster_cidr,
-        "/network/clusterCidr".into(),
-        "`clusterCidr`",
+        || named("/network/clusterCidr", "`clusterCidr`"),
         found,
     );
     report_invalid(
         &plan.service_cidr,
-        "/network/serviceCidr".into(),
-        "`serviceCidr`",
+        || named("/network/serviceCidr", "`serviceCidr`"),
         found,
     );
     if spec.network.dns_service_ip.is_some() {
         if let Some(dns) = &plan.dns_service_ip {
-            report_invalid(dns, "/network/dnsServiceIp".into(), "`dnsServiceIp`", found);
+            report_invalid(
+                dns,
+                || named("/network/dnsServiceIp", "`dnsServiceIp`"),
+                found,
+            );
         }
     }
     for (index, subnet) in plan.host_subnets.iter().enumerate() {
-        report_invalid(
-            subnet,
-            format!("/network/hostSubnets/{index}"),
-            "host subnet",
-            found,
-        );
+        let pointer = || {
+            (
+                format!("/network/hostSubnets/{index}"),
+                "host subnet".into(),
+            )
+        };
+        report_invalid(subnet, pointer, found);
     }
     for (index, node) in plan.nodes.iter().enumerate() {
-        let what = format!("node `{}`", node.name);
-        report_invalid(&node.address, node_pointer(index, "address"), &what, found);
+        let place = |field| move || (node_pointer(index, field), format!("node `{}`", node.name));
+        report_invalid(&node.address, place("address"), found);
         if let Some(pinned) = &node.pinned {
-            report_invalid(pinned, node_pointer(index, "podCidr"), &what, found);
+            report_invalid(pinned, place("podCidr"), found);
         }
     }
     let written = spec
@@ -237,8 +248,7 @@ fn check_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
         if written {
             report_invalid(
                 address,
-                "/windows/controlPlane/address".into(),
-                "control-plane address",
+                || named("/windows/controlPlane/address", "control-plane address"),
                 found,
             );
         }
