@@ -1,6 +1,7 @@
 //! Each pipeline stage in memory, at 3, 100, 5,000 and 65,536 nodes: load (YAML + span index),
 //! schema validation, the typed spec, plan, rules and render; then `check` (all that `plan` does
-//! before printing) and `check` + render (what `render` does before writing).
+//! before printing) and `check` + render (what `render` does before writing); and the human and
+//! SARIF reports of a spec with an error on every eighth node.
 //!
 //! Run with `cargo bench --bench stages`; BENCHMARKS.md has the method and the numbers.
 
@@ -13,6 +14,7 @@ use criterion::{
 use hybridgen::load::{self, Document};
 use hybridgen::plan::Plan;
 use hybridgen::render::{self, Input, Secrets};
+use hybridgen::report::{self, FileReport, human};
 use hybridgen::source::SourceFile;
 use hybridgen::spec::Spec;
 use hybridgen::{pipeline, rules, schema};
@@ -111,5 +113,37 @@ fn stages(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, stages);
+/// The human and SARIF reports of a spec with an error on every eighth node (none at 3 nodes).
+fn reports(c: &mut Criterion) {
+    let with_findings: Vec<(usize, pipeline::Checked)> = SIZES
+        .iter()
+        .map(|&n| {
+            (
+                n,
+                pipeline::check("spec.yaml", spec_gen::spec_with_findings(n).into_bytes()),
+            )
+        })
+        .collect();
+    let mut report_bench = |name: &str, run: &dyn Fn(&[FileReport]) -> String| {
+        let mut group = c.benchmark_group(name);
+        group.sampling_mode(SamplingMode::Flat).sample_size(10);
+        for (nodes, checked) in &with_findings {
+            let reports = [FileReport::new(checked, &checked.diagnostics)];
+            group.throughput(Throughput::Elements(*nodes as u64));
+            group.bench_function(BenchmarkId::from_parameter(nodes), |b| {
+                b.iter(|| black_box(run(&reports)))
+            });
+        }
+        group.finish();
+    };
+    let style = human::Style {
+        color: false,
+        width: 100,
+        show_plan: false,
+    };
+    report_bench("report-human", &|reports| human::render(reports, style));
+    report_bench("report-sarif", &|reports| report::sarif::render(reports));
+}
+
+criterion_group!(benches, stages, reports);
 criterion_main!(benches);

@@ -4,6 +4,15 @@
 
 use std::fmt::Write;
 
+/// The same spec with an error on every eighth node: its Windows build override names Windows
+/// Server 2016 (HG301), for measuring reports with many findings.
+pub fn spec_with_findings(nodes: usize) -> String {
+    spec(nodes).replace(OVERRIDE_BUILD, "\"10.0.14393.0\"")
+}
+
+/// The build every eighth node (a Windows one) sets for itself.
+const OVERRIDE_BUILD: &str = "\"10.0.17763.4010\"";
+
 /// The spec text for a cluster of `nodes` nodes (at least 3, at most 65,536).
 pub fn spec(nodes: usize) -> String {
     let nodes = nodes.clamp(3, 65_536);
@@ -72,7 +81,7 @@ fn write_node(text: &mut String, index: usize, large: bool) {
         let _ = writeln!(text, "    podCidr: {}", pod_subnet(index, large));
     }
     if windows && index % 8 == 6 {
-        text.push_str("    windowsBuild: \"10.0.17763.4010\"\n");
+        let _ = writeln!(text, "    windowsBuild: {OVERRIDE_BUILD}");
     }
     let _ = writeln!(text, "    cloud: {{instanceId: i-{index:017x}}}");
 }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Whole-process benchmark: `hybridgen plan` and `hybridgen render`, a new process per run, side by
+# side with yamllint on the same files. Installs what it needs (hyperfine from Debian's packages,
+# yamllint from PyPI into target/bench/venv), then prints Markdown tables for BENCHMARKS.md.
+#
+#   bash benches/process.sh                    # N = 3, 100, 5000, 65536 and the main example
+#   BENCH_SIZES="3 100" BENCH_RUNS=5 bash benches/process.sh   # a quick run
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out="$root/target/bench"
+sizes=${BENCH_SIZES:-"3 100 5000 65536"}
+runs=${BENCH_RUNS:-30}
+# yamllint takes about a second per 1,000 nodes; fewer runs keep the big sizes in minutes.
+slow_runs=${BENCH_SLOW_RUNS:-3}
+yamllint_version=1.38.0
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+if ! command -v hyperfine >/dev/null; then
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine >/dev/null
+fi
+if [ ! -x "$out/venv/bin/yamllint" ]; then
+    python3 -m venv "$out/venv"
+    "$out/venv/bin/pip" install -q "yamllint==$yamllint_version"
+fi
+
+cd "$root"
+cargo build --release --quiet --bin hybridgen --example gen_spec
+hybridgen="$root/target/release/hybridgen"
+yamllint="$out/venv/bin/yamllint"
+rm -rf "$out/specs" "$out/json" "$out/render"
+mkdir -p "$out/specs" "$out/json"
+
+specs=("$root/examples/kubeadm-vxlan-windows.yaml")
+for n in $sizes; do
+    "$root/target/release/examples/gen_spec" "$n" >"$out/specs/nodes-$n.yaml"
+    specs+=("$out/specs/nodes-$n.yaml")
+done
+
+# The generated specs read their kubeadm secrets from the environment; these are placeholders.
+export KUBEADM_TOKEN=abcdef.0123456789abcdef
+export KUBEADM_CA_HASH=sha256:0000000000000000000000000000000000000000000000000000000000000000
+
+for spec in "${specs[@]}"; do
+    name=$(basename "$spec" .yaml)
+    bytes=$(stat -c %s "$spec")
+    n=$runs
+    [ "$bytes" -gt 100000 ] && n=$slow_runs
+    echo "== $name ($bytes bytes)" >&2
+    # Each render run starts from an empty directory, so every file is written.
+    # -N: no shell between hyperfine and the command, so milliseconds are the command's own.
+    hyperfine -N --style basic --warmup 3 --runs "$runs" --export-json "$out/json/$name.hybridgen.json" \
+        --prepare true --prepare "rm -rf $out/render" \
+        -n plan "$hybridgen plan --quiet --color never $spec" \
+        -n render "$hybridgen render $spec --out $out/render" >&2
+    hyperfine -N --style basic --warmup 1 --runs "$n" --export-json "$out/json/$name.yamllint.json" \
+        -n yamllint "$yamllint -d relaxed $spec" >&2
+    rm -rf "$out/render"
+    python3 "$root/benches/report.py" peak "$out/json/$name.peak.json" \
+        plan "$hybridgen plan --quiet --color never $spec" \
+        render "$hybridgen render $spec --out $out/render" \
+        yamllint "$yamllint -d relaxed $spec"
+done
+
+python3 "$root/benches/report.py" process "$out/json" "${specs[@]}"

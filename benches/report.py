@@ -1,0 +1,111 @@
+"""Markdown tables for BENCHMARKS.md from the benchmark runs.
+
+  report.py stages [CRITERION_DIR]      criterion's per-stage results (cargo bench --bench stages)
+  report.py peak OUT.json LABEL CMD...  peak RSS of each command (max of 3 runs), saved as JSON
+  report.py process JSON_DIR SPEC...    benches/process.sh's hyperfine results and peak RSS
+"""
+
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+
+STAGES = ["load", "schema", "spec", "plan", "rules", "render", "check", "check+render"]
+SIZES = [3, 100, 5000, 65536]
+
+
+def duration(seconds):
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.1f} ms" if seconds < 0.1 else f"{seconds * 1e3:.0f} ms"
+    return f"{seconds:.2f} s"
+
+
+def stages(root):
+    """Median time per iteration with the min–max of the samples' per-iteration times."""
+    print("| stage | " + " | ".join(f"{n:,} nodes" for n in SIZES) + " |")
+    print("|---|" + "---|" * len(SIZES))
+    medians = {}
+    for stage in STAGES:
+        cells = []
+        for n in SIZES:
+            folder = os.path.join(root, stage, str(n), "new")
+            try:
+                sample = json.load(open(os.path.join(folder, "sample.json")))
+            except FileNotFoundError:
+                cells.append("–")
+                continue
+            per_iteration = [t / i / 1e9 for t, i in zip(sample["times"], sample["iters"])]
+            median = statistics.median(per_iteration)
+            medians[(stage, n)] = median
+            cells.append(
+                f"{duration(median)} ({duration(min(per_iteration))}–{duration(max(per_iteration))})"
+            )
+        print(f"| {stage} | " + " | ".join(cells) + " |")
+    print()
+    for stage in ["check", "check+render"]:
+        small, large = medians.get((stage, 5000)), medians.get((stage, 65536))
+        if small and large:
+            print(f"- {stage}: time(65,536) / time(5,000) = {large / small:.1f}")
+
+
+def peak(out, pairs):
+    """Runs each command three times and keeps its largest resident set, in kilobytes."""
+    result = {}
+    for label, command in zip(pairs[::2], pairs[1::2]):
+        largest = 0
+        for _ in range(3):
+            child = subprocess.Popen(shlex.split(command), stdout=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            if child.returncode not in (0, 1):
+                sys.exit(f"{command}: exit {child.returncode}")
+            largest = max(largest, usage.ru_maxrss)
+        result[label] = largest
+    json.dump(result, open(out, "w"))
+
+
+def nodes_in(spec):
+    with open(spec) as text:
+        return sum(1 for line in text if line.startswith("  - name:"))
+
+
+def process(folder, specs):
+    print(
+        "| spec | nodes | size | `plan` | `render` | yamllint | yamllint ÷ plan "
+        "| peak RSS plan / render / yamllint |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    plans = {}
+    for spec in specs:
+        name = os.path.basename(spec).removesuffix(".yaml")
+        ours = {r["command"]: r for r in json.load(open(f"{folder}/{name}.hybridgen.json"))["results"]}
+        theirs = json.load(open(f"{folder}/{name}.yamllint.json"))["results"][0]
+        rss = json.load(open(f"{folder}/{name}.peak.json"))
+        cell = lambda r: f"{duration(r['median'])} ({duration(r['min'])}–{duration(r['max'])})"
+        nodes = nodes_in(spec)
+        plans[nodes] = ours["plan"]["median"]
+        size = os.path.getsize(spec)
+        size = f"{size / 1024:.0f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
+        print(
+            f"| {name} | {nodes:,} | {size} | {cell(ours['plan'])} | {cell(ours['render'])} "
+            f"| {cell(theirs)} | {theirs['median'] / ours['plan']['median']:.0f}× "
+            f"| {rss['plan'] / 1024:.0f} / {rss['render'] / 1024:.0f} / {rss['yamllint'] / 1024:.0f} MB |"
+        )
+    if 5000 in plans and 65536 in plans:
+        print(f"\n- `plan`: time(65,536) / time(5,000) = {plans[65536] / plans[5000]:.1f}")
+
+
+if __name__ == "__main__":
+    command, arguments = sys.argv[1], sys.argv[2:]
+    if command == "stages":
+        stages(arguments[0] if arguments else "target/criterion")
+    elif command == "peak":
+        peak(arguments[0], arguments[1:])
+    elif command == "process":
+        process(arguments[0], arguments[1:])
+    else:
+        sys.exit(__doc__)
