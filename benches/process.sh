@@ -29,7 +29,7 @@ if [ ! -x "$out/venv/bin/yamllint" ]; then
 fi
 
 cd "$root"
-cargo build --release --quiet --bin hybridgen --example gen_spec
+cargo build --release --quiet --locked --bin hybridgen --example gen_spec
 hybridgen="$root/target/release/hybridgen"
 yamllint="$out/venv/bin/yamllint"
 rm -rf "$out/specs" "$out/json" "$out/render"

@@ -450,9 +450,14 @@ fn render(args: RenderArgs) -> Outcome {
             return Outcome::Errors;
         }
     }
+    // Everything to report has been reported: the text and the span index (tens of megabytes at
+    // 65,536 nodes) are let go before the artifacts take their place.
+    let Some((spec, plan)) = checked.into_spec_and_plan() else {
+        return Outcome::Errors;
+    };
     let input = crate::render::Input {
-        spec,
-        plan,
+        spec: &spec,
+        plan: &plan,
         secrets: &secrets,
     };
     let artifacts = match crate::render::render_all(&input) {

@@ -123,6 +123,11 @@ fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
 }
 
 impl Checked {
+    /// The typed spec and its plan, when checking got that far; the rest is dropped.
+    pub fn into_spec_and_plan(self) -> Option<(Spec, Plan)> {
+        self.spec.zip(self.plan)
+    }
+
     /// The file's text as reports may show it: inline secret values, and anything shaped like a
     /// bootstrap token or a CA hash, masked with `*` byte for byte so that positions stay put.
     pub fn display_text(&self) -> String {

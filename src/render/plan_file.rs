@@ -4,19 +4,21 @@
 use super::{Artifact, Input, RenderError};
 use crate::plan::address;
 use crate::spec::Role;
+use ipnet::Ipv4Net;
 use serde::Serialize;
+use std::net::Ipv4Addr;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct PlanFile {
+struct PlanFile<'a> {
     version: u32,
     cluster: String,
     kubernetes: Kubernetes,
     network: Network,
     flannel: Flannel,
     cloud: &'static str,
-    nodes: Vec<Node>,
-    routes: Vec<Route>,
+    nodes: Vec<Node<'a>>,
+    routes: Vec<Route<'a>>,
 }
 
 #[derive(Serialize)]
@@ -52,34 +54,34 @@ struct Flannel {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Node {
-    name: String,
+struct Node<'a> {
+    name: &'a str,
     os: &'static str,
     roles: Vec<&'static str>,
-    address: String,
-    pod_cidr: String,
+    address: Ipv4Addr,
+    pod_cidr: Ipv4Net,
     pinned: bool,
     usable_pod_addresses: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    windows: Option<NodeWindows>,
+    windows: Option<NodeWindows<'a>>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct NodeWindows {
+struct NodeWindows<'a> {
     build: String,
-    interface_name: String,
-    pause_image: String,
-    nanoserver_image: String,
-    servercore_image: String,
+    interface_name: &'a str,
+    pause_image: &'a str,
+    nanoserver_image: &'a str,
+    servercore_image: &'a str,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Route {
-    destination: String,
-    next_hop: String,
-    node: String,
+struct Route<'a> {
+    destination: Ipv4Net,
+    next_hop: Ipv4Addr,
+    node: &'a str,
 }
 
 fn invalid(what: &str) -> RenderError {
@@ -98,7 +100,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .iter()
         .map(|node| {
             Ok(Node {
-                name: node.name.clone(),
+                name: &node.name,
                 os: node.os.as_str(),
                 roles: node
                     .roles
@@ -109,15 +111,8 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
                         Role::Worker => "worker",
                     })
                     .collect(),
-                address: node
-                    .address
-                    .as_ref()
-                    .map_err(|_| invalid("node address"))?
-                    .to_string(),
-                pod_cidr: node
-                    .pod_subnet
-                    .ok_or_else(|| invalid("pod subnet"))?
-                    .to_string(),
+                address: *node.address.as_ref().map_err(|_| invalid("node address"))?,
+                pod_cidr: node.pod_subnet.ok_or_else(|| invalid("pod subnet"))?,
                 pinned: node.pinned.is_some(),
                 usable_pod_addresses: node.usable_pod_addresses,
                 windows: node.windows.as_ref().map(|windows| NodeWindows {
@@ -125,10 +120,10 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
                         Some(Ok(build)) => build.to_string(),
                         _ => String::new(),
                     },
-                    interface_name: windows.interface_name.clone(),
-                    pause_image: windows.images.pause.clone(),
-                    nanoserver_image: windows.images.nanoserver.clone(),
-                    servercore_image: windows.images.servercore.clone(),
+                    interface_name: &windows.interface_name,
+                    pause_image: &windows.images.pause,
+                    nanoserver_image: &windows.images.nanoserver,
+                    servercore_image: &windows.images.servercore,
                 }),
             })
         })
@@ -174,14 +169,17 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             .routes
             .iter()
             .map(|route| Route {
-                destination: route.destination.to_string(),
-                next_hop: route.next_hop.to_string(),
-                node: plan.nodes[route.node].name.clone(),
+                destination: route.destination,
+                next_hop: route.next_hop,
+                node: &plan.nodes[route.node].name,
             })
             .collect(),
     };
     let mut text =
         serde_json::to_string_pretty(&file).map_err(|error| RenderError(error.to_string()))?;
     text.push('\n');
+    // Serializing doubles the buffer as it goes; the file is kept until written, so return the
+    // slack (tens of megabytes at 65,536 nodes).
+    text.shrink_to_fit();
     Ok(vec![Artifact::new(PATH, text)])
 }

@@ -81,8 +81,8 @@ struct RoutesFile<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct RouteEntry<'a> {
-    destination: String,
-    next_hop: String,
+    destination: Ipv4Net,
+    next_hop: Ipv4Addr,
     node: &'a str,
     os: &'static str,
 }
@@ -100,8 +100,8 @@ fn routes_json(input: &Input) -> Result<Artifact, RenderError> {
                 ))
             })?;
             Ok(RouteEntry {
-                destination: route.destination.to_string(),
-                next_hop: route.next_hop.to_string(),
+                destination: route.destination,
+                next_hop: route.next_hop,
                 node: &node.name,
                 os: node.os.as_str(),
             })
@@ -119,6 +119,8 @@ fn pretty_json<T: Serialize>(value: &T, path: &str) -> Result<String, RenderErro
     let mut text = serde_json::to_string_pretty(value)
         .map_err(|error| RenderError(format!("`{path}` could not be serialized: {error}")))?;
     text.push('\n');
+    // The serializer doubles its buffer as it goes; the file is kept until written.
+    text.shrink_to_fit();
     Ok(text)
 }
 

@@ -350,4 +350,19 @@ mod tests {
         }
         assert!(compared > 500, "{compared}");
     }
+
+    /// The guard against drawing cost growing with the file: a finding near the end of a long
+    /// file reads a window of a few lines, not the text before it.
+    #[test]
+    fn a_read_touches_only_the_lines_around_the_span() {
+        let text: String = (0..100_000).map(|i| format!("k{i}: {i}\n")).collect();
+        let offset = text.len() - 20;
+        let lined = LinedSource::new("t.yaml", text);
+        let contents = lined
+            .read_span(&SourceSpan::new(offset.into(), 3), 2, 2)
+            .unwrap();
+        assert!(contents.data().len() < 100, "{}", contents.data().len());
+        // The span is on line 99,998 (from 0); two lines of context before it.
+        assert_eq!(contents.line(), 99_996);
+    }
 }
