@@ -95,11 +95,6 @@ impl SpanIndex {
         }
     }
 
-    /// Whether the document has any value at all (an empty or comment-only file has none).
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
     fn find(&self, pointer: &str) -> Option<usize> {
         if self.nodes.is_empty() {
             return None;
