@@ -337,7 +337,7 @@ fn human_style(choice: ColorChoice, quiet: bool) -> human::Style {
 fn explain(code: Option<&str>, all: bool) -> Outcome {
     if all {
         let mut text = String::from("# hybridgen rules\n\n");
-        for rule in rules::ALL {
+        for rule in rules::all() {
             text.push_str(&rule.explain_markdown());
             text.push('\n');
         }

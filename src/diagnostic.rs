@@ -1,6 +1,6 @@
-//! The one finding type shared by the loader, the schema check, the rules and every report format.
+//! The one finding type shared by the loader, the schema check, the rules and every report format,
+//! and the rule metadata each finding names. The checks that produce findings live in `rules/`.
 
-use crate::rules::Rule;
 use std::ops::Range;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -15,6 +15,35 @@ impl Severity {
             Severity::Warning => "warning",
             Severity::Error => "error",
         }
+    }
+}
+
+/// A rule of the catalogue: its permanent code, the kebab-case name of what is wrong, its default
+/// severity and its explain text. Declared once, with its check, by `rules::declare_rules!`.
+#[derive(Debug)]
+pub struct Rule {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+    /// Markdown: What it checks / Why it matters / Fix / References.
+    pub explain: &'static str,
+}
+
+impl Rule {
+    /// The explain text as Markdown, with the rule's heading.
+    pub fn explain_markdown(&self) -> String {
+        let body: Vec<&str> = self
+            .explain
+            .lines()
+            .map(|line| line.strip_prefix(' ').unwrap_or(line))
+            .collect();
+        format!(
+            "## {} {}\n\nDefault severity: {}.\n\n{}\n",
+            self.code,
+            self.name,
+            self.severity.as_str(),
+            body.join("\n").trim()
+        )
     }
 }
 

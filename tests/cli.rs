@@ -218,7 +218,7 @@ fn explain_prints_the_rule_and_all_prints_every_rule() {
     let one = stdout(&hybridgen(&["explain", "hg201"]));
     assert!(one.starts_with("## HG201 vxlan-vni-windows"), "{one}");
     let all = stdout(&hybridgen(&["explain", "--all"]));
-    for rule in hybridgen::rules::ALL {
+    for rule in hybridgen::rules::all() {
         assert!(all.contains(&format!("## {} {}", rule.code, rule.name)));
     }
 }

@@ -16,7 +16,7 @@ const TABLE_END: &str = "<!-- rules:end -->";
 
 fn rule_table() -> String {
     let mut table = String::from("| code | name | default |\n|---|---|---|\n");
-    for rule in hybridgen::rules::ALL {
+    for rule in hybridgen::rules::all() {
         table.push_str(&format!(
             "| [{}]({}) | `{}` | {} |\n",
             rule.code,

@@ -2,7 +2,7 @@
 
 #[test]
 fn registry_is_stable() {
-    let listing: String = hybridgen::rules::ALL
+    let listing: String = hybridgen::rules::all()
         .iter()
         .map(|rule| format!("{} {} {}\n", rule.code, rule.name, rule.severity.as_str()))
         .collect();

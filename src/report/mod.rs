@@ -6,9 +6,9 @@ pub mod human;
 pub mod json;
 pub mod sarif;
 
+use crate::diagnostic::Rule;
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::pipeline::Checked;
-use crate::rules::Rule;
 use crate::source::{Position, SourceFile};
 use std::ops::Range;
 

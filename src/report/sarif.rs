@@ -3,11 +3,11 @@
 
 use super::{FileReport, Place, rule_url};
 use crate::diagnostic::Severity;
-use crate::rules::ALL;
+use crate::rules;
 use serde_json::{Value, json};
 
 pub fn render(reports: &[FileReport]) -> String {
-    let rules: Vec<Value> = ALL
+    let rules: Vec<Value> = rules::all()
         .iter()
         .map(|rule| {
             json!({
@@ -26,7 +26,7 @@ pub fn render(reports: &[FileReport]) -> String {
         .flat_map(|report| {
             report.findings.iter().map(move |finding| {
                 let diagnostic = finding.diagnostic;
-                let rule_index = ALL
+                let rule_index = rules::all()
                     .iter()
                     .position(|rule| rule.code == diagnostic.rule.code);
                 let mut text = diagnostic.message.clone();
