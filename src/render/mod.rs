@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod flannel;
 pub mod plan_file;
 pub mod routes;
+pub(crate) mod script;
 pub mod secrets;
 pub mod windows;
 pub mod write;
