@@ -3,6 +3,7 @@
 //! renderer both read these numbers, so what is checked is what is deployed.
 
 pub mod address;
+pub mod pins;
 pub mod subnets;
 pub mod version;
 
@@ -37,9 +38,26 @@ pub struct Plan {
     pub host_subnets: Vec<Parsed<Ipv4Net>>,
     pub flannel: FlannelPlan,
     pub windows: Option<WindowsPlan>,
+    /// How the Windows nodes are set up; `None` without Windows nodes or a Kubernetes version.
+    pub windows_setup: Option<WindowsSetup>,
     pub nodes: Vec<NodePlan>,
     pub routes: Vec<Route>,
 }
+
+/// How the Windows nodes are set up: decided once here, read by the rules and the renderers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowsSetup {
+    /// sig-windows-tools' KubeCluster.ps1 with dockerd (`Kubecluster*.json`): Kubernetes before
+    /// 1.24.
+    KubeCluster,
+    /// containerd, flanneld and kube-proxy as HostProcess DaemonSets, `kubeadm join` per node:
+    /// Kubernetes 1.24 and later (dockershim is gone), or earlier when `windows.hostProcess` is
+    /// written.
+    HostProcess,
+}
+
+/// The first Kubernetes release without dockershim, where KubeCluster.ps1 cannot work.
+pub const DOCKERSHIM_REMOVED: (u32, u32) = (1, 24);
 
 #[derive(Debug, Clone)]
 pub struct FlannelPlan {
@@ -50,6 +68,17 @@ pub struct FlannelPlan {
     pub direct_routing: bool,
     pub mac_prefix: String,
     pub network_name: String,
+    /// What `net-conf.json` carries as `Backend.Name` and `Backend.MacPrefix`: on the HostProcess
+    /// path the Windows flanneld reads the shared net-conf, so the Windows settings the spec
+    /// writes must be in it.
+    pub windows_backend: WindowsBackendConf,
+}
+
+/// Windows-only keys of the shared `net-conf.json` Backend.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WindowsBackendConf {
+    pub name: Option<String>,
+    pub mac_prefix: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -60,7 +89,21 @@ pub struct WindowsPlan {
     pub interface_name: String,
     pub install_dir: String,
     pub control_plane_address: Option<Parsed<Ipv4Addr>>,
+    /// The API server port (`windows.controlPlane.port`).
+    pub api_server_port: u16,
+    /// containerd on the nodes (HostProcess path): as written, else [`pins::CONTAINERD`].
+    pub containerd_version: Parsed<Release>,
+    /// The HostProcess images: written in full, else built from `windows.hostProcess.registry`;
+    /// `None` when neither says (HG312).
+    pub flannel_image: Option<String>,
+    pub kube_proxy_image: Option<String>,
+    /// kube-proxy Direct Server Return on the HostProcess path: on only when every Windows node's
+    /// build is known to have it (Windows Server 2019 from 10.0.17763.1554, KB4580390, or later).
+    pub dsr: bool,
 }
+
+/// The first Windows Server 2019 revision with the DSR support kube-proxy needs (KB4580390).
+pub const DSR_REVISION: u32 = 1554;
 
 #[derive(Debug, Clone)]
 pub struct NodePlan {
@@ -130,12 +173,13 @@ impl Plan {
                 })
             })
             .collect();
+        let kubernetes_version =
+            parse_release(&spec.kubernetes.version, "Kubernetes version", "1.16.2");
+        let windows_setup = windows_setup(spec, kubernetes_version.as_ref().ok(), has_windows);
+        let flannel = plan_flannel(spec, has_windows, windows_setup);
+        let windows = plan_windows(spec, windows_setup, &nodes);
         Plan {
-            kubernetes_version: parse_release(
-                &spec.kubernetes.version,
-                "Kubernetes version",
-                "1.16.2",
-            ),
+            kubernetes_version,
             dns_domain: spec
                 .kubernetes
                 .dns_domain
@@ -152,8 +196,9 @@ impl Plan {
                 .flatten()
                 .map(|text| address::parse_cidr(text))
                 .collect(),
-            flannel: plan_flannel(spec, has_windows),
-            windows: plan_windows(spec),
+            flannel,
+            windows,
+            windows_setup,
             nodes,
             routes,
         }
@@ -201,9 +246,31 @@ fn parse_release(text: &str, what: &str, example: &str) -> Parsed<Release> {
     })
 }
 
-fn plan_flannel(spec: &Spec, has_windows: bool) -> FlannelPlan {
+/// KubeCluster.ps1 before Kubernetes 1.24, HostProcess from 1.24, or earlier when the spec asks
+/// for it with `windows.hostProcess` (HG311 says where that cannot work).
+fn windows_setup(
+    spec: &Spec,
+    kubernetes: Option<&Release>,
+    has_windows: bool,
+) -> Option<WindowsSetup> {
+    let kubernetes = kubernetes.filter(|_| has_windows)?;
+    let asked = spec
+        .windows
+        .as_ref()
+        .is_some_and(|windows| windows.host_process.is_some());
+    let (major, minor) = DOCKERSHIM_REMOVED;
+    Some(if kubernetes.at_least(major, minor) || asked {
+        WindowsSetup::HostProcess
+    } else {
+        WindowsSetup::KubeCluster
+    })
+}
+
+fn plan_flannel(spec: &Spec, has_windows: bool, setup: Option<WindowsSetup>) -> FlannelPlan {
     let flannel = &spec.flannel;
     let backend = flannel.backend;
+    let vni = flannel.vni.unwrap_or(if has_windows { 4096 } else { 1 });
+    let host_process = setup == Some(WindowsSetup::HostProcess);
     FlannelPlan {
         version: parse_release(
             flannel
@@ -215,16 +282,26 @@ fn plan_flannel(spec: &Spec, has_windows: bool) -> FlannelPlan {
         ),
         backend,
         // flannel's Windows backend requires VNI >= 4096 and UDP 4789; Linux defaults to 1 and 8472.
-        vni: flannel.vni.unwrap_or(if has_windows { 4096 } else { 1 }),
+        vni,
         port: flannel
             .port
             .unwrap_or(if has_windows { 4789 } else { 8472 }),
         direct_routing: flannel.direct_routing.unwrap_or(false),
         mac_prefix: flannel.mac_prefix.clone().unwrap_or_else(|| "0E-2A".into()),
-        network_name: flannel
-            .network_name
-            .clone()
-            .unwrap_or_else(|| expected_network_name(backend).into()),
+        network_name: flannel.network_name.clone().unwrap_or_else(|| {
+            if host_process {
+                flannel_network_name(backend, vni)
+            } else {
+                expected_network_name(backend).into()
+            }
+        }),
+        windows_backend: WindowsBackendConf {
+            name: flannel.network_name.clone().filter(|_| host_process),
+            mac_prefix: flannel
+                .mac_prefix
+                .clone()
+                .filter(|_| host_process && backend == Backend::Vxlan),
+        },
     }
 }
 
@@ -236,7 +313,21 @@ pub fn expected_network_name(backend: Backend) -> &'static str {
     }
 }
 
-fn plan_windows(spec: &Spec) -> Option<WindowsPlan> {
+/// The HNS network flanneld on Windows creates when `Backend.Name` is unset: `flannel.<VNI>`
+/// for vxlan, `cbr0` for host-gw (flannel `pkg/backend/vxlan/vxlan_windows.go`,
+/// `pkg/backend/hostgw/hostgw_windows.go`).
+pub fn flannel_network_name(backend: Backend, vni: u32) -> String {
+    match backend {
+        Backend::Vxlan => format!("flannel.{vni}"),
+        Backend::HostGw => "cbr0".into(),
+    }
+}
+
+fn plan_windows(
+    spec: &Spec,
+    setup: Option<WindowsSetup>,
+    nodes: &[NodePlan],
+) -> Option<WindowsPlan> {
     let windows = spec.windows.as_ref()?;
     let control_plane = windows.control_plane.as_ref();
     let control_plane_address = match control_plane.and_then(|cp| cp.address.as_deref()) {
@@ -247,9 +338,40 @@ fn plan_windows(spec: &Spec) -> Option<WindowsPlan> {
             .find(|node| node.roles.contains(&Role::Controlplane))
             .map(|node| address::parse_ip(&node.address)),
     };
+    let host_process = setup == Some(WindowsSetup::HostProcess);
+    let default_runtime = if host_process {
+        Runtime::Containerd
+    } else {
+        Runtime::Dockerd
+    };
+    let written = windows.host_process.as_ref();
+    let images = written.and_then(|hp| hp.images.as_ref());
+    let registry = written
+        .and_then(|hp| hp.registry.as_deref())
+        .map(|registry| registry.trim_end_matches('/'));
+    let flannel_image = images
+        .and_then(|images| images.flannel.clone())
+        .or_else(|| {
+            let tag = release_tag(
+                spec.flannel
+                    .version
+                    .as_deref()
+                    .unwrap_or(DEFAULT_FLANNEL_VERSION),
+            )?;
+            Some(format!("{}/flannel-windows:{tag}-hostprocess", registry?))
+        });
+    let kube_proxy_image = images
+        .and_then(|images| images.kube_proxy.clone())
+        .or_else(|| {
+            let tag = release_tag(&spec.kubernetes.version)?;
+            Some(format!(
+                "{}/kube-proxy-windows:{tag}-flannel-hostprocess",
+                registry?
+            ))
+        });
     Some(WindowsPlan {
         build: windows.build.as_deref().map(parse_windows_build),
-        runtime: windows.runtime.unwrap_or(Runtime::Dockerd),
+        runtime: windows.runtime.unwrap_or(default_runtime),
         interface_name: windows
             .interface_name
             .clone()
@@ -259,7 +381,44 @@ fn plan_windows(spec: &Spec) -> Option<WindowsPlan> {
             .clone()
             .unwrap_or_else(|| r"C:\ProgramData\Kubernetes".into()),
         control_plane_address,
+        api_server_port: control_plane
+            .and_then(|cp| cp.port)
+            .unwrap_or(pins::API_SERVER_PORT),
+        containerd_version: parse_release(
+            windows
+                .containerd
+                .as_ref()
+                .and_then(|containerd| containerd.version.as_deref())
+                .unwrap_or(pins::CONTAINERD),
+            "containerd version",
+            pins::CONTAINERD,
+        ),
+        flannel_image,
+        kube_proxy_image,
+        dsr: nodes
+            .iter()
+            .filter_map(|node| node.windows.as_ref())
+            .all(|windows| matches!(&windows.build, Some(Ok(build)) if supports_dsr(build))),
     })
+}
+
+/// Whether a Windows build has the Direct Server Return support kube-proxy checks for: Windows
+/// Server 2019 from revision 1554 (KB4580390), or any later build.
+pub fn supports_dsr(build: &WindowsBuild) -> bool {
+    build.build > 17763
+        || (build.build == 17763 && build.revision.is_some_and(|r| r >= DSR_REVISION))
+}
+
+/// A release as an image and download tag: `v` and the version as written (a pre-release suffix
+/// kept), or `None` when it is not a release or holds characters a tag cannot.
+pub fn release_tag(written: &str) -> Option<String> {
+    let bare = written.strip_prefix('v').unwrap_or(written);
+    let safe = !bare.is_empty()
+        && bare.len() < 100
+        && bare
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    (safe && Release::parse(bare).is_some()).then(|| format!("v{bare}"))
 }
 
 fn parse_windows_build(text: &str) -> Parsed<WindowsBuild> {

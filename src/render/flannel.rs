@@ -162,12 +162,16 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
                 vni: Some(plan.flannel.vni),
                 port: Some(plan.flannel.port),
                 direct_routing: plan.flannel.direct_routing.then_some(true),
+                name: plan.flannel.windows_backend.name.clone(),
+                mac_prefix: plan.flannel.windows_backend.mac_prefix.clone(),
             },
             Backend::HostGw => BackendConf {
                 kind: "host-gw",
                 vni: None,
                 port: None,
                 direct_routing: None,
+                name: plan.flannel.windows_backend.name.clone(),
+                mac_prefix: None,
             },
         },
     };
@@ -400,6 +404,12 @@ struct BackendConf {
     port: Option<u16>,
     #[serde(rename = "DirectRouting", skip_serializing_if = "Option::is_none")]
     direct_routing: Option<bool>,
+    /// Windows only: the HNS network name (HostProcess path, when `networkName` is written).
+    #[serde(rename = "Name", skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    /// Windows only: the VTEP MAC prefix (HostProcess path, when `macPrefix` is written).
+    #[serde(rename = "MacPrefix", skip_serializing_if = "Option::is_none")]
+    mac_prefix: Option<String>,
 }
 
 /// `cni-conf.json`: the flannel plugin chained with portmap.

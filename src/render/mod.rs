@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 pub struct Artifact {
     pub path: String,
     pub contents: String,
-    /// JSON keys whose string values are secrets: the file is written 0600, and `--check` compares
-    /// it with these values masked. Empty for files without secrets.
+    /// Keys (JSON, or YAML `key: value` lines) whose values are secrets: the file is written 0600,
+    /// and `--check` compares it with these values masked. Empty for files without secrets.
     pub secret_keys: &'static [&'static str],
 }
 
@@ -143,6 +143,26 @@ const TEMPLATES: &[(&str, &str)] = &[
     (
         "rke/cluster-network.yml.j2",
         include_str!("../../templates/rke/cluster-network.yml.j2"),
+    ),
+    (
+        "windows/kube-flannel-windows.yml.j2",
+        include_str!("../../templates/windows/kube-flannel-windows.yml.j2"),
+    ),
+    (
+        "windows/kube-proxy-windows.yml.j2",
+        include_str!("../../templates/windows/kube-proxy-windows.yml.j2"),
+    ),
+    (
+        "windows/flannel.Dockerfile.j2",
+        include_str!("../../templates/windows/flannel.Dockerfile.j2"),
+    ),
+    (
+        "windows/kube-proxy.Dockerfile.j2",
+        include_str!("../../templates/windows/kube-proxy.Dockerfile.j2"),
+    ),
+    (
+        "windows/kubeadm-join.yaml.j2",
+        include_str!("../../templates/windows/kubeadm-join.yaml.j2"),
     ),
 ];
 

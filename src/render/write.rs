@@ -233,15 +233,17 @@ pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteErro
     Ok(drift)
 }
 
-/// The JSON text with the string values of the secret keys replaced, so that comparisons and
-/// diffs never depend on, or show, a secret.
+/// The text with its secrets replaced, so that comparisons and diffs never depend on, or show, a
+/// secret: the values of the secret keys — by structure in JSON, on the key's own line in YAML —
+/// and then anything shaped like a bootstrap token or a CA hash wherever it stands, so that a file
+/// edited by hand (a value moved to another line) still shows none.
 fn mask(text: &str, keys: &[&str]) -> String {
     fn walk(value: &mut serde_json::Value, keys: &[&str]) {
         match value {
             serde_json::Value::Object(members) => {
                 for (name, member) in members.iter_mut() {
                     if keys.contains(&name.as_str()) && member.is_string() {
-                        *member = serde_json::Value::from("<secret>");
+                        *member = serde_json::Value::from(SECRET_MASK);
                     } else {
                         walk(member, keys);
                     }
@@ -251,14 +253,48 @@ fn mask(text: &str, keys: &[&str]) -> String {
             _ => {}
         }
     }
-    match serde_json::from_str::<serde_json::Value>(text) {
+    let keyed = match serde_json::from_str::<serde_json::Value>(text) {
         Ok(mut value) => {
             walk(&mut value, keys);
             serde_json::to_string_pretty(&value).unwrap_or_default()
         }
-        // Not JSON: nothing can be shown safely.
-        Err(_) => "<not comparable: the file is not the JSON hybridgen writes>".to_string(),
+        Err(_) => mask_yaml_lines(text, keys),
+    };
+    let mut masked = String::with_capacity(keyed.len());
+    let mut from = 0;
+    for shape in super::secrets::secret_shapes(&keyed) {
+        masked.push_str(&keyed[from..shape.start]);
+        masked.push_str(SECRET_MASK);
+        from = shape.end;
     }
+    masked.push_str(&keyed[from..]);
+    masked
+}
+
+const SECRET_MASK: &str = "<secret>";
+
+/// YAML: every line `key: value` (or `- key: value`) whose key is a secret key keeps its key and
+/// loses its value.
+fn mask_yaml_lines(text: &str, keys: &[&str]) -> String {
+    let mut masked = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_start();
+        let indent = &line[..line.len() - body.len()];
+        let (item, body) = match body.strip_prefix("- ") {
+            Some(rest) => ("- ", rest),
+            None => ("", body),
+        };
+        match body.split_once(':') {
+            Some((key, _)) if keys.contains(&key.trim()) => {
+                masked.push_str(&format!("{indent}{item}{key}: {SECRET_MASK}"));
+                if line.ends_with('\n') {
+                    masked.push('\n');
+                }
+            }
+            _ => masked.push_str(line),
+        }
+    }
+    masked
 }
 
 /// A short unified diff (at most 40 lines) from the file on disk to the rendered one.
@@ -355,6 +391,61 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(drift[1], Drift::Missing("new.txt".into()));
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn yaml_secrets_are_masked_by_key_and_by_shape() {
+        let token = "abcdef.0123456789abcdef";
+        let hash = format!("sha256:{}", "0123456789abcdef".repeat(4));
+        let keys = &["token", "caCertHashes"];
+        let written = format!(
+            "discovery:\n  bootstrapToken:\n    token: \"{token}\"\n    caCertHashes: [\"{hash}\"]\nname: win-0\n"
+        );
+        let masked = mask(&written, keys);
+        assert!(
+            !masked.contains(token) && !masked.contains(&hash),
+            "{masked}"
+        );
+        assert!(masked.contains("    token: <secret>\n"), "{masked}");
+        assert!(masked.contains("name: win-0"), "{masked}");
+        // The same file with the other secrets masks the same: `--check` without the secrets.
+        let placeholders = written
+            .replace(token, "<unset: KUBEADM_TOKEN>")
+            .replace(&hash, "<unset: KUBEADM_CA_HASH>");
+        assert_eq!(mask(&placeholders, keys), masked);
+        // A hash moved to a line of its own by hand is still never shown.
+        let edited = written.replace(
+            &format!("caCertHashes: [\"{hash}\"]"),
+            &format!("caCertHashes:\n      - \"{hash}\""),
+        );
+        let masked = mask(&edited, keys);
+        assert!(!masked.contains(&hash), "{masked}");
+    }
+
+    #[test]
+    fn check_shows_no_yaml_secret_in_a_diff() {
+        let out = scratch("check-yaml");
+        let token = "abcdef.0123456789abcdef";
+        let artifact = Artifact {
+            path: "windows/n/kubeadm-join.yaml".into(),
+            contents: format!("token: \"{token}\"\nname: a\n"),
+            secret_keys: &["token"],
+        };
+        write_all(&out, std::slice::from_ref(&artifact), false).unwrap();
+        let mut changed = artifact.clone();
+        changed.contents = format!("token: \"{token}\"\nname: b\n");
+        let drift = check(&out, &[changed]).unwrap();
+        match &drift[..] {
+            [Drift::Differs { diff, .. }] => {
+                assert!(!diff.contains(token), "{diff}");
+                assert!(
+                    diff.contains("-name: a") && diff.contains("+name: b"),
+                    "{diff}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
         fs::remove_dir_all(&out).unwrap();
     }
 

@@ -3,7 +3,7 @@
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
 use crate::plan::version::Release;
-use crate::plan::{Plan, expected_network_name};
+use crate::plan::{Plan, WindowsSetup, expected_network_name};
 use crate::spec::{Backend, Provider};
 
 declare_rules! {
@@ -65,9 +65,10 @@ declare_rules! {
     MAC_PREFIX_INVALID = ("HG204", "mac-prefix-invalid", Error, Some(check_mac_prefix));
 
     /// ### What it checks
-    /// With Windows nodes, that `networkName` is the HNS network the Windows node setup creates and
-    /// waits for: `vxlan0` for vxlan, `cbr0` for host-gw (KubeCluster.ps1). With Kubernetes 1.24
-    /// and later, flannel's own name `flannel.<vni>` is also accepted for vxlan.
+    /// Where the Windows nodes are set up with KubeCluster.ps1 (Kubernetes before 1.24), that
+    /// `networkName` is the HNS network that setup creates and waits for: `vxlan0` for vxlan,
+    /// `cbr0` for host-gw. On the HostProcess path (1.24 and later) the name is free: hybridgen
+    /// writes it into `net-conf.json` as `Backend.Name`, and HG314 checks it.
     ///
     /// ### Why it matters
     /// The setup waits 60 s for that network, then fails ("Fail to create the network"); the CNI
@@ -77,7 +78,8 @@ declare_rules! {
     /// Use the name the help gives, or leave `networkName` out.
     ///
     /// ### References
-    /// microsoft/SDN `KubeCluster.ps1`, `helper.v2.psm1` `WaitForNetwork`; facts-flannel.md §4.
+    /// microsoft/SDN `Kubernetes/windows/kubeadm/KubeCluster.ps1` (`$NetworkName`), `helper.v2.psm1`
+    /// `WaitForNetwork`.
     HNS_NETWORK_NAME = ("HG205", "hns-network-name", Error, Some(check_network_name));
 
     /// ### What it checks
@@ -246,18 +248,15 @@ fn check_mac_prefix(context: &Context, found: &mut Vec<Diagnostic>) {
 
 fn check_network_name(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
-    if context.spec.flannel.network_name.is_none() || !plan.has_windows() {
+    if context.spec.flannel.network_name.is_none()
+        || plan.windows_setup != Some(WindowsSetup::KubeCluster)
+    {
         return;
     }
     let backend = plan.flannel.backend;
     let expected = expected_network_name(backend);
     let name = &plan.flannel.network_name;
-    let flannel_default = format!("flannel.{}", plan.flannel.vni);
-    let hostprocess_flow =
-        matches!(&plan.kubernetes_version, Ok(version) if version.at_least(1, 24));
-    let accepted = name == expected
-        || (backend == Backend::Vxlan && hostprocess_flow && *name == flannel_default);
-    if !accepted {
+    if name != expected {
         found.push(
             Diagnostic::new(
                 &HNS_NETWORK_NAME,

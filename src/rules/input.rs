@@ -125,8 +125,9 @@ declare_rules! {
     DUPLICATE_NODE = ("HG008", "duplicate-node", Error, Some(check_duplicate_nodes));
 
     /// ### What it checks
-    /// That `kubernetes.version` and `flannel.version` are `MAJOR.MINOR.PATCH` (a leading `v` is
-    /// allowed) and every Windows build is `10.0.BUILD.REVISION` or `BUILD.REVISION`.
+    /// That `kubernetes.version`, `flannel.version` and `windows.containerd.version` are
+    /// `MAJOR.MINOR.PATCH` (a leading `v` is allowed) and every Windows build is
+    /// `10.0.BUILD.REVISION` or `BUILD.REVISION`.
     ///
     /// ### Why it matters
     /// The versions select which rules apply and which files are rendered.
@@ -492,6 +493,18 @@ fn check_versions(context: &Context, found: &mut Vec<Diagnostic>) {
         .and_then(|windows| windows.build.as_ref())
     {
         report_version(build, "/windows/build".into(), found);
+    }
+    let containerd_written = spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.containerd.as_ref())
+        .is_some_and(|containerd| containerd.version.is_some());
+    if let (true, Some(windows)) = (containerd_written, &plan.windows) {
+        report_version(
+            &windows.containerd_version,
+            "/windows/containerd/version".into(),
+            found,
+        );
     }
     for node in &plan.nodes {
         if let Some(windows) = &node.windows {

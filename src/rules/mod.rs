@@ -3,6 +3,7 @@
 
 pub mod cidr;
 pub mod flannel;
+pub mod hostprocess;
 pub mod input;
 pub mod topology;
 pub mod windows;
@@ -56,11 +57,12 @@ macro_rules! declare_rules {
 pub(crate) use declare_rules;
 
 /// The families whose checks read the spec and its plan, in code order.
-const PLAN_FAMILIES: [&[Registered<Check>]; 5] = [
+const PLAN_FAMILIES: [&[Registered<Check>]; 6] = [
     input::RULES,
     cidr::RULES,
     flannel::RULES,
     windows::RULES,
+    hostprocess::RULES,
     topology::RULES,
 ];
 

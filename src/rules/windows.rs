@@ -2,8 +2,8 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
-use crate::plan::Plan;
 use crate::plan::version::{Release, WindowsBuild, image_build, image_runs_on};
+use crate::plan::{Plan, WindowsSetup};
 use crate::spec::{Backend, Os, Role, Runtime};
 use std::collections::BTreeMap;
 
@@ -71,20 +71,21 @@ declare_rules! {
     WINDOWS_KUBERNETES_VERSION = ("HG304", "windows-kubernetes-version", Error, Some(check_kubernetes_support));
 
     /// ### What it checks
-    /// `runtime: containerd` with Kubernetes before 1.24, where Windows nodes are set up with
-    /// KubeCluster.ps1, which supports dockerd only. Warning: Kubernetes 1.24 or later, where
-    /// KubeCluster.ps1 cannot work (dockershim was removed), so `Kubeclustervxlan.json` is not
-    /// rendered and the nodes must join with the containerd/HostProcess flow.
+    /// `runtime: containerd` where the Windows nodes are set up with KubeCluster.ps1: Kubernetes
+    /// before 1.24 without `windows.hostProcess`. (From 1.24 the nodes take the HostProcess path,
+    /// whose files `render` writes instead of `Kubeclustervxlan.json`; HG310–HG316 check it.)
     ///
     /// ### Why it matters
-    /// KubeCluster.ps1 refuses any runtime but dockerd, and the kubelet flags it writes were
-    /// removed in 1.24 ("unknown flag: --network-plugin").
+    /// KubeCluster.ps1 refuses any runtime but dockerd ("containerd is not yet supported"; its
+    /// containerd branch throws "Not Implemented").
     ///
     /// ### Fix
-    /// Use `runtime: dockerd` before 1.24; from 1.24 on, use sig-windows-tools' PrepareNode.ps1.
+    /// Use `runtime: dockerd`; or, with Kubernetes 1.23, add `windows.hostProcess` to take the
+    /// containerd/HostProcess path.
     ///
     /// ### References
-    /// sig-windows-tools `KubeCluster.ps1` (`ValidateConfig`), PR #271; facts-windows.md §2.6.
+    /// kubernetes-sigs/sig-windows-tools `kubeadm/KubeCluster.ps1` and `KubeClusterHelper.psm1`
+    /// (`ValidateConfig`, `InstallCRI`).
     WINDOWS_SETUP_INCOMPATIBLE = ("HG305", "windows-setup-incompatible", Error, Some(check_setup_flow));
 
     /// ### What it checks
@@ -276,34 +277,24 @@ fn check_kubernetes_support(context: &Context, found: &mut Vec<Diagnostic>) {
 
 fn check_setup_flow(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
-    let (Ok(kubernetes), Some(windows)) = (&plan.kubernetes_version, &plan.windows) else {
+    let Some(windows) = &plan.windows else {
         return;
     };
-    if !plan.has_windows() {
-        return;
-    }
-    if !kubernetes.at_least(1, 24) {
-        if windows.runtime == Runtime::Containerd {
-            found.push(
-                Diagnostic::new(
-                    &WINDOWS_SETUP_INCOMPATIBLE,
-                    value("/windows/runtime"),
-                    format!("`runtime: containerd` with Kubernetes {kubernetes}: the KubeCluster.ps1 node setup supports dockerd only"),
-                )
-                .label("KubeCluster.ps1 needs dockerd")
-                .help("use `runtime: dockerd`, or Kubernetes 1.24 or later with the containerd node setup"),
-            );
-        }
-    } else {
+    if plan.windows_setup == Some(WindowsSetup::KubeCluster)
+        && windows.runtime == Runtime::Containerd
+    {
+        let kubernetes = plan
+            .kubernetes_version
+            .as_ref()
+            .map_or_else(|_| "?".to_string(), ToString::to_string);
         found.push(
             Diagnostic::new(
                 &WINDOWS_SETUP_INCOMPATIBLE,
-                value("/kubernetes/version"),
-                format!("Kubernetes {kubernetes} removed dockershim, so KubeCluster.ps1 cannot set up the Windows nodes; `Kubeclustervxlan.json` is not rendered"),
+                value("/windows/runtime"),
+                format!("`runtime: containerd` with Kubernetes {kubernetes}: the KubeCluster.ps1 node setup supports dockerd only"),
             )
-            .label("KubeCluster.ps1 does not work here")
-            .help("join the Windows nodes with sig-windows-tools' PrepareNode.ps1 and containerd")
-            .warning(),
+            .label("KubeCluster.ps1 needs dockerd")
+            .help("use `runtime: dockerd`, or Kubernetes 1.24 or later (1.23 with `windows.hostProcess`) for the containerd setup"),
         );
     }
 }

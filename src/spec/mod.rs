@@ -115,7 +115,10 @@ pub struct Flannel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"0E-2A")]
     pub mac_prefix: Option<String>,
-    /// The Windows HNS network name. Default `vxlan0` (vxlan) or `cbr0` (host-gw).
+    /// The Windows HNS network name. Default with KubeCluster.ps1 (Kubernetes before 1.24):
+    /// `vxlan0` (vxlan) or `cbr0` (host-gw); on the HostProcess path: the name flannel gives it,
+    /// `flannel.<vni>` (vxlan) or `cbr0` (host-gw). Set on the HostProcess path, it is written to
+    /// `net-conf.json` as `Backend.Name` so that flanneld, the CNI config and kube-proxy agree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"vxlan0")]
     pub network_name: Option<String>,
@@ -146,11 +149,20 @@ pub struct Windows {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"10.0.17763.379")]
     pub build: Option<String>,
-    /// The container runtime on the Windows nodes.
+    /// The container runtime on the Windows nodes. Default: `dockerd` with Kubernetes before 1.24
+    /// (the KubeCluster.ps1 setup), `containerd` on the HostProcess path (Kubernetes 1.24 and later,
+    /// where dockershim is gone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("default" = "dockerd"))]
-    #[schemars(example = &"dockerd")]
+    #[schemars(example = &"containerd")]
     pub runtime: Option<Runtime>,
+    /// containerd on the Windows nodes (the HostProcess path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containerd: Option<Containerd>,
+    /// How flanneld and kube-proxy run on the Windows nodes from Kubernetes 1.24: as HostProcess
+    /// containers, from images built with the recipe `render` writes. Setting it with Kubernetes
+    /// 1.23 also selects this path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_process: Option<HostProcess>,
     /// The default network adapter for the container network (a node may override it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"Ethernet")]
@@ -172,6 +184,49 @@ pub struct Windows {
 pub enum Runtime {
     Dockerd,
     Containerd,
+}
+
+/// containerd on the Windows nodes.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Containerd {
+    /// The containerd release the join script installs, `MAJOR.MINOR.PATCH`. HostProcess
+    /// containers need 1.6; the bind-mount layout the rendered images use needs 1.7. Default: the
+    /// release named in the README.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"1.7.22")]
+    pub version: Option<String>,
+}
+
+/// Where the Windows flanneld and kube-proxy HostProcess images come from. No maintained public
+/// images exist, so they are built with the recipe `render` writes and pushed to a registry of
+/// yours.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HostProcess {
+    /// The registry and path the images are pushed to; the image names and tags are added
+    /// (`<registry>/flannel-windows:<flannel>-hostprocess`,
+    /// `<registry>/kube-proxy-windows:v<kubernetes>-flannel-hostprocess`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"registry.example.com/k8s")]
+    pub registry: Option<String>,
+    /// Full image references, overriding the names built from `registry`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<HostProcessImages>,
+}
+
+/// Full HostProcess image references.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HostProcessImages {
+    /// The Windows flanneld image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"registry.example.com/k8s/flannel-windows:v0.28.9-hostprocess")]
+    pub flannel: Option<String>,
+    /// The Windows kube-proxy image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"registry.example.com/k8s/kube-proxy-windows:v1.33.4-flannel-hostprocess")]
+    pub kube_proxy: Option<String>,
 }
 
 /// Windows container images; each must match the Windows build of the nodes it runs on.
@@ -196,10 +251,17 @@ pub struct Images {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ControlPlane {
-    /// The control-plane address. Default: the first controlplane node's address.
+    /// The control-plane address: where Windows nodes join, and the API endpoint Windows flanneld
+    /// and kube-proxy use before the pod network exists. Default: the first controlplane node's
+    /// address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"192.168.10.10")]
     pub address: Option<String>,
+    /// The API server port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = 6443))]
+    #[schemars(example = 6443)]
+    pub port: Option<u16>,
     /// The SSH user on the control-plane node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"localadmin")]

@@ -17,10 +17,11 @@
 //! ([`SECRET_KEYS`]): it is written 0600 and compared masked. Secret values never reach an error
 //! message.
 
-use super::{Artifact, Input, RenderError};
+use super::{SecretSource, checked_node_name, secret_sources, windows_of};
 use crate::plan::version::Release;
-use crate::plan::{NodePlan, Plan};
-use crate::spec::{Backend, Os, Runtime, Secret, Spec};
+use crate::plan::{Plan, WindowsSetup};
+use crate::render::{Artifact, Input, RenderError};
+use crate::spec::{Backend, Os, Runtime};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -32,23 +33,12 @@ pub const SECRET_KEYS: &[&str] = &["KubeadmToken", "KubeadmCAHash"];
 /// sig-windows-tools' own `Kubecluster*.json` files (facts-windows.md §1.2).
 pub const DEFAULT_USERNAME: &str = "localadmin";
 
-/// The environment variable read for the bootstrap token when `windows.controlPlane.kubeadmToken`
-/// is absent.
-pub const DEFAULT_TOKEN_VARIABLE: &str = "KUBEADM_TOKEN";
-
-/// The environment variable read for the CA certificate hash when
-/// `windows.controlPlane.kubeadmCaHash` is absent.
-pub const DEFAULT_CA_HASH_VARIABLE: &str = "KUBEADM_CA_HASH";
-
 /// `Cni.Source`: what the upstream files list. KubeCluster.ps1 does not read it — it always
 /// downloads flanneld v0.11.0 from coreos/flannel (facts-windows.md §1.2) — so it is written as
 /// upstream has it, whatever `flannel.version` says.
 const FLANNELD_NAME: &str = "flanneld";
 const FLANNELD_URL: &str =
     "https://github.com/coreos/flannel/releases/download/v0.11.0/flanneld.exe";
-
-/// The first Kubernetes release KubeCluster.ps1 cannot set up (dockershim removed).
-const FIRST_UNSUPPORTED: (u32, u32) = (1, 24);
 
 /// One `Kubecluster*.json`, keys in the upstream order.
 #[derive(Serialize)]
@@ -159,50 +149,10 @@ struct Install<'a> {
     destination: &'a str,
 }
 
-/// Where a secret's value comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SecretSource<'a> {
-    /// An environment variable: the one `{fromEnv: NAME}` names, or the default name when the
-    /// field is absent.
-    Env(&'a str),
-    /// A value written into the spec (allowed, with warning HG005).
-    Literal(&'a str),
-}
-
-fn secret_source<'a>(
-    secret: Option<&'a Secret>,
-    default_variable: &'static str,
-) -> SecretSource<'a> {
-    match secret {
-        Some(Secret::FromEnv(reference)) => SecretSource::Env(&reference.from_env),
-        Some(Secret::Inline(text)) => SecretSource::Literal(text),
-        None => SecretSource::Env(default_variable),
-    }
-}
-
-/// The token and CA hash sources: `windows.controlPlane.kubeadmToken` / `kubeadmCaHash` when
-/// written, else the variables [`DEFAULT_TOKEN_VARIABLE`] and [`DEFAULT_CA_HASH_VARIABLE`].
-fn secret_sources(spec: &Spec) -> [SecretSource<'_>; 2] {
-    let control_plane = spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.control_plane.as_ref());
-    [
-        secret_source(
-            control_plane.and_then(|cp| cp.kubeadm_token.as_ref()),
-            DEFAULT_TOKEN_VARIABLE,
-        ),
-        secret_source(
-            control_plane.and_then(|cp| cp.kubeadm_ca_hash.as_ref()),
-            DEFAULT_CA_HASH_VARIABLE,
-        ),
-    ]
-}
-
-/// The Kubernetes release the files are rendered for, or `None` when nothing Windows-related is
-/// rendered (no Windows nodes, or Kubernetes 1.24 or later).
+/// The Kubernetes release the files are rendered for, or `None` when the plan takes another
+/// Windows setup (or has no Windows nodes).
 fn rendered_release(plan: &Plan) -> Result<Option<Release>, RenderError> {
-    if !plan.has_windows() {
+    if plan.windows_setup != Some(WindowsSetup::KubeCluster) {
         return Ok(None);
     }
     let release = plan.kubernetes_version.as_ref().map_err(|error| {
@@ -211,27 +161,7 @@ fn rendered_release(plan: &Plan) -> Result<Option<Release>, RenderError> {
             error.problem
         ))
     })?;
-    let (major, minor) = FIRST_UNSUPPORTED;
-    Ok((!release.at_least(major, minor)).then_some(*release))
-}
-
-/// The environment variables rendering this spec reads: the `fromEnv` names of the kubeadm token
-/// and CA hash, or the default names ([`DEFAULT_TOKEN_VARIABLE`], [`DEFAULT_CA_HASH_VARIABLE`])
-/// when the fields are absent; none for values written inline. Empty when no Windows file is
-/// rendered (no Windows nodes, Kubernetes 1.24 or later, or a Kubernetes version that does not
-/// parse, which fails the render anyway). Sorted, without duplicates.
-pub fn secret_variables(spec: &Spec, plan: &Plan) -> Vec<String> {
-    if !matches!(rendered_release(plan), Ok(Some(_))) {
-        return Vec::new();
-    }
-    let names: BTreeSet<String> = secret_sources(spec)
-        .into_iter()
-        .filter_map(|source| match source {
-            SecretSource::Env(name) => Some(name.to_string()),
-            SecretSource::Literal(_) => None,
-        })
-        .collect();
-    names.into_iter().collect()
+    Ok(Some(*release))
 }
 
 /// `Kubernetes.KubeProxy.Gates`, passed verbatim to kube-proxy's `--feature-gates` (facts §1.2,
@@ -292,22 +222,6 @@ fn release_text(written: &str) -> Result<&str, RenderError> {
     }
 }
 
-/// Node names become directory names: refuse anything that could leave `windows/`.
-fn checked_node_name(name: &str) -> Result<&str, RenderError> {
-    let unsafe_name = name.is_empty()
-        || name.contains(['/', '\\'])
-        || name.contains("..")
-        || name.starts_with('.')
-        || name.chars().any(char::is_control);
-    if unsafe_name {
-        Err(RenderError(format!(
-            "node name {name:?} cannot be used as a directory name under `windows/`"
-        )))
-    } else {
-        Ok(name)
-    }
-}
-
 /// JSON with every non-ASCII character written as `\uXXXX` (UTF-16 units, so characters outside
 /// the Basic Multilingual Plane become surrogate pairs). serde_json's output is ASCII outside
 /// string literals, so escaping the whole text only touches string contents.
@@ -333,8 +247,8 @@ fn ascii_json(json: &str) -> String {
 /// the node's plan (its overrides, else the shared settings and build defaults);
 /// `ControlPlane.IpAddress` the resolved control-plane address; `ControlPlane.Username` the
 /// spec's, else [`DEFAULT_USERNAME`]; the token and CA hash from their `fromEnv` variables, the
-/// literal when written inline, or the variables [`DEFAULT_TOKEN_VARIABLE`] /
-/// [`DEFAULT_CA_HASH_VARIABLE`] when absent — an unset variable gives the obvious placeholder of
+/// literal when written inline, or the variables [`super::DEFAULT_TOKEN_VARIABLE`] /
+/// [`super::DEFAULT_CA_HASH_VARIABLE`] when absent — an unset variable gives the obvious placeholder of
 /// [`super::Secrets::value`]; `Network` the planned Service and pod networks;
 /// `Install.Destination` `windows.installDir`.
 /// The files `render` writes here, without rendering them.
@@ -478,21 +392,13 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     Ok(artifacts)
 }
 
-fn windows_of(node: &NodePlan) -> Result<&crate::plan::NodeWindows, RenderError> {
-    node.windows.as_ref().ok_or_else(|| {
-        RenderError(format!(
-            "Windows node {:?} has no Windows settings in the plan",
-            node.name
-        ))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::{Plan, default_images};
     use crate::render::Secrets;
-    use crate::spec::Spec;
+    use crate::render::windows::secret_variables;
+    use crate::spec::{Secret, Spec};
     use serde_json::Value;
     use std::collections::BTreeMap;
 
@@ -908,11 +814,15 @@ nodes:
     }
 
     #[test]
-    fn kubernetes_1_24_renders_nothing() {
+    fn kubernetes_1_24_renders_nothing_here() {
         let mut spec = spec();
         spec.kubernetes.version = "1.24.0".into();
         assert!(render_ok(&spec).is_empty());
-        assert!(secret_variables(&spec, &Plan::build(&spec)).is_empty());
+        // The HostProcess join files need the secrets from 1.24 on.
+        assert_eq!(
+            secret_variables(&spec, &Plan::build(&spec)),
+            ["KUBEADM_CA_HASH", "KUBEADM_TOKEN"]
+        );
         spec.kubernetes.version = "1.23.17".into();
         assert_eq!(render_ok(&spec).len(), 2);
     }
@@ -1007,9 +917,11 @@ nodes:
         let error = render_ok_err(&spec);
         assert!(error.0.contains("control-plane address"), "{}", error.0);
 
+        // Without a Kubernetes version the plan picks no Windows setup; the cluster-wide
+        // renderers refuse the spec instead.
         let mut spec = self::spec();
         spec.kubernetes.version = "latest".into();
-        assert!(render_with(&spec, &secrets()).is_err());
+        assert!(render_with(&spec, &secrets()).unwrap().is_empty());
 
         let mut spec = self::spec();
         spec.nodes[4].name = "win-worker-0".into();

@@ -1,0 +1,60 @@
+//! Every version and download hybridgen pins for Windows nodes on the HostProcess path (Kubernetes
+//! 1.24 and later), in one place, each with the public source it was confirmed in. flanneld.exe
+//! and kube-proxy.exe are not pinned here: they follow `flannel.version` and
+//! `kubernetes.version`.
+
+/// containerd installed by the join script when `windows.containerd.version` is absent: a 1.7
+/// release, the line whose bind-mount layout HostProcess containers use (kubernetes/enhancements
+/// KEP-1981 "Container mounts"). Its Windows archive and `.sha256sum` are published by
+/// containerd's `make release` (containerd/containerd `Makefile`, target `release`).
+pub const CONTAINERD: &str = "1.7.22";
+
+/// The base image of both HostProcess images (microsoft/windows-host-process-containers-base-image
+/// README, "Usage"; kubernetes/website "Windows containers in Kubernetes" HostProcess section).
+pub const HOST_PROCESS_BASE_IMAGE: &str =
+    "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0";
+
+/// The Linux stage that downloads and checks the binaries (its busybox has `wget`, `sha256sum`,
+/// `sha512sum`, `tar` and `unzip`): Alpine's 3.21 release (alpinelinux.org/releases).
+pub const DOWNLOAD_IMAGE: &str = "alpine:3.21";
+
+/// containernetworking/plugins: `host-local.exe`, which reserves kube-proxy's source VIP in the
+/// pods' IPAM store. The release workflow publishes `cni-plugins-windows-amd64-<v>.tgz` with
+/// `.sha256` and `.sha512` (containernetworking/plugins `.github/workflows/release.yaml`, v1.9.1).
+pub const CNI_PLUGINS: &str = "v1.9.1";
+
+/// flannel-io/cni-plugin: the `flannel` CNI plugin for Windows (`flannel-amd64.exe`), published as
+/// `cni-plugin-flannel-windows-amd64-<v>.tgz` with `.sha256` and `.sha512`
+/// (flannel-io/cni-plugin `scripts/package.sh`, v1.9.1-flannel1). It accepts every CNI version.
+pub const FLANNEL_CNI_PLUGIN: &str = "v1.9.1-flannel1";
+
+/// microsoft/windows-container-networking: `sdnoverlay.exe` (vxlan) and `sdnbridge.exe`
+/// (host-gw), published as `windows-container-networking-cni-amd64-<v>.zip` with `.sha512`
+/// (its `Makefile` target `release` and `.github/workflows/release.yml`, v0.3.1).
+pub const WINDOWS_CNI: &str = "v0.3.1";
+
+/// The CNI versions the bundled `sdnoverlay`/`sdnbridge` accept (microsoft/windows-container-networking
+/// `cni/cni.go` `VersionsSupported`, v0.3.1). `flannel` and `host-local` accept all.
+pub const WINDOWS_CNI_VERSIONS: [&str; 4] = ["0.2.0", "0.3.0", "0.4.0", "1.0.0"];
+
+/// The `cniVersion` of the Windows CNI configuration: one every bundled plugin accepts, and the
+/// one sig-windows-tools' HostProcess flannel shipped with windows-container-networking v0.3.0
+/// (sig-windows-tools c3cac35; #266 shows what a mismatch does).
+pub const WINDOWS_CNI_CONFIG_VERSION: &str = "0.3.0";
+
+/// The kubeadm CRI socket of containerd on Windows (kubernetes `cmd/kubeadm/app/constants`,
+/// `constants_windows.go`; sig-windows-tools `guides/guide-for-adding-windows-node.md`).
+pub const CONTAINERD_CRI_SOCKET: &str = "npipe:////./pipe/containerd-containerd";
+
+/// The API server port when `windows.controlPlane.port` is absent (kubeadm's default bind port).
+pub const API_SERVER_PORT: u16 = 6443;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cni_config_version_is_one_every_bundled_plugin_accepts() {
+        assert!(WINDOWS_CNI_VERSIONS.contains(&WINDOWS_CNI_CONFIG_VERSION));
+    }
+}

@@ -1,0 +1,292 @@
+//! The Windows flanneld and kube-proxy as HostProcess DaemonSets (Kubernetes 1.24 and later):
+//! `windows/kube-flannel-windows.yml` and `windows/kube-proxy-windows.yml`.
+//!
+//! Every cluster value is written here — the one network name, the ranges, the API endpoint, each
+//! node's planned address — so that the images and their start scripts are the same for every
+//! cluster (they depend on the flannel and Kubernetes versions only). A DaemonSet is shared by all
+//! Windows nodes, so the node-specific values come from the node at start: its name from the
+//! downward API, its address from `node-addresses.json`, the planned address of each node by
+//! name, which the start script checks the host really holds before it binds flanneld to it.
+
+use super::host_process_settings;
+use crate::plan::Plan;
+use crate::plan::pins::WINDOWS_CNI_CONFIG_VERSION;
+use crate::plan::version::Release;
+use crate::render::{Artifact, Input, RenderError};
+use crate::spec::{Backend, Os};
+use minijinja::context;
+use minijinja::value::Serde;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const FLANNEL_PATH: &str = "windows/kube-flannel-windows.yml";
+pub const KUBE_PROXY_PATH: &str = "windows/kube-proxy-windows.yml";
+
+/// The files `render` writes here.
+pub const PATHS: [&str; 2] = [FLANNEL_PATH, KUBE_PROXY_PATH];
+
+/// Where the flannel DaemonSet puts the CNI plugins and configuration on the node; the join
+/// script points containerd at the same directories.
+pub const CNI_BIN_PATH: &str = r"C:\opt\cni\bin";
+pub const CNI_CONFIG_PATH: &str = r"C:\etc\cni\net.d";
+
+/// Kubernetes caps a ConfigMap's data at 1 MiB (`MaxSecretSize`, which ConfigMap validation
+/// shares).
+const CONFIG_MAP_LIMIT: usize = 1024 * 1024;
+
+/// The first Kubernetes release where `WinDSR` is on by default (beta in 1.33, GA in 1.34:
+/// kubernetes/website `feature-gates/WinDSR.md`); before it, DSR needs the gate.
+const WINDSR_DEFAULT_ON: (u32, u32) = (1, 33);
+
+/// The namespace of the flannel manifest the Windows DaemonSet joins: the one place the Windows
+/// side asks the flannel release for it.
+fn flannel_namespace(release: Release) -> &'static str {
+    crate::render::flannel::Flavour::of(release).namespace()
+}
+
+pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
+    let plan = input.plan;
+    let settings = host_process_settings(plan)?;
+    let network = input.network()?;
+    let flannel_release = plan
+        .flannel
+        .version
+        .clone()
+        .map_err(|_| RenderError("flannel: `flannel.version` is not a release".into()))?;
+    let flannel = FlannelManifest {
+        flannel_tag: format!("v{flannel_release}"),
+        kubernetes: network.kubernetes.to_string(),
+        namespace: flannel_namespace(flannel_release),
+        image: image(settings.windows.flannel_image.as_deref(), "flannel")?,
+        api_host: settings.control_plane.to_string(),
+        api_port: settings.windows.api_server_port.to_string(),
+        cni_bin_path: CNI_BIN_PATH,
+        cni_config_path: CNI_CONFIG_PATH,
+        cni_conf: indented(&cni_conf_json(plan, &network)?),
+        node_addresses: indented(&node_addresses_json(plan)?),
+    };
+    let flannel_text = crate::render::template("windows/kube-flannel-windows.yml.j2")?
+        .render(context! { m => Serde(&flannel) })?;
+    if flannel.cni_conf.len() + flannel.node_addresses.len() > CONFIG_MAP_LIMIT {
+        return Err(RenderError(format!(
+            "`{FLANNEL_PATH}`: the ConfigMap kube-flannel-windows-cfg would exceed the 1 MiB \
+             Kubernetes allows; split the Windows nodes over several clusters"
+        )));
+    }
+    let vxlan = plan.flannel.backend == Backend::Vxlan;
+    let (major, minor) = WINDSR_DEFAULT_ON;
+    let proxy = KubeProxyManifest {
+        kubernetes_tag: format!("v{}", network.kubernetes),
+        image: image(settings.windows.kube_proxy_image.as_deref(), "kube-proxy")?,
+        api_host: settings.control_plane.to_string(),
+        api_port: settings.windows.api_server_port.to_string(),
+        network_name: plan.flannel.network_name.clone(),
+        cluster_cidr: network.cluster_cidr.to_string(),
+        source_vip: vxlan,
+        source_vip_text: vxlan.to_string(),
+        dsr_text: settings.windows.dsr.to_string(),
+        // WinOverlay is on by default from 1.20 and never written; WinDSR needs its gate before 1.33.
+        feature_gates: if settings.windows.dsr && !network.kubernetes.at_least(major, minor) {
+            "WinDSR=true"
+        } else {
+            ""
+        },
+    };
+    let proxy_text = crate::render::template("windows/kube-proxy-windows.yml.j2")?
+        .render(context! { m => Serde(&proxy) })?;
+    Ok(vec![
+        Artifact::new(FLANNEL_PATH, flannel_text),
+        Artifact::new(KUBE_PROXY_PATH, proxy_text),
+    ])
+}
+
+/// An image reference, known present: HG312 stops rendering without one.
+fn image(reference: Option<&str>, what: &str) -> Result<String, RenderError> {
+    reference.map(String::from).ok_or_else(|| {
+        RenderError(format!(
+            "no Windows {what} image: set `windows.hostProcess.registry` or the image (HG312)"
+        ))
+    })
+}
+
+/// The Windows CNI configuration every node shares: the sdnoverlay (vxlan) or sdnbridge (host-gw)
+/// conflist of microsoft/windows-container-networking `example/flannel_overlay.conf` and
+/// `example/flannel_l2bridge.conf`. Pod traffic to the pod and Service networks is not NATed,
+/// Service traffic is encapsulated. The start script adds the one node-specific policy: the
+/// node's address as the overlay provider address, or (l2bridge) a route to it.
+pub(crate) fn cni_conf_json(
+    plan: &Plan,
+    network: &crate::render::Network,
+) -> Result<String, RenderError> {
+    let (cluster, service) = (
+        network.cluster_cidr.to_string(),
+        network.service_cidr.to_string(),
+    );
+    let vxlan = plan.flannel.backend == Backend::Vxlan;
+    let conf = CniConf {
+        cni_version: WINDOWS_CNI_CONFIG_VERSION,
+        name: plan.flannel.network_name.clone(),
+        plugins: [FlannelPlugin {
+            kind: "flannel",
+            capabilities: Capabilities {
+                port_mappings: true,
+                dns: true,
+            },
+            delegate: Delegate {
+                kind: if vxlan { "sdnoverlay" } else { "sdnbridge" },
+                optional_flags: (!vxlan).then_some(OptionalFlags {
+                    force_bridge_gateway: true,
+                }),
+                additional_args: vec![
+                    EndpointPolicy::new(PolicyValue::OutBoundNat {
+                        settings: OutBoundNatSettings {
+                            exceptions: vec![cluster, service.clone()],
+                        },
+                    }),
+                    EndpointPolicy::new(PolicyValue::SdnRoute {
+                        settings: SdnRouteSettings {
+                            destination_prefix: service,
+                            need_encap: true,
+                        },
+                    }),
+                ],
+            },
+        }],
+    };
+    serde_json::to_string_pretty(&conf)
+        .map_err(|error| RenderError(format!("cannot write the Windows CNI config: {error}")))
+}
+
+/// Each Windows node's planned address, by node name.
+fn node_addresses_json(plan: &Plan) -> Result<String, RenderError> {
+    let mut addresses = BTreeMap::new();
+    for node in plan.nodes.iter().filter(|node| node.os == Os::Windows) {
+        let address = node.address.as_ref().map_err(|_| {
+            RenderError(format!("Windows node `{}` has no valid address", node.name))
+        })?;
+        addresses.insert(node.name.as_str(), address.to_string());
+    }
+    serde_json::to_string_pretty(&addresses)
+        .map_err(|error| RenderError(format!("cannot write the node addresses: {error}")))
+}
+
+/// JSON indented four spaces, for a block scalar under `data:`.
+fn indented(json: &str) -> String {
+    json.lines()
+        .map(|line| format!("    {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[derive(Serialize)]
+struct FlannelManifest {
+    flannel_tag: String,
+    kubernetes: String,
+    namespace: &'static str,
+    image: String,
+    api_host: String,
+    api_port: String,
+    cni_bin_path: &'static str,
+    cni_config_path: &'static str,
+    cni_conf: String,
+    node_addresses: String,
+}
+
+#[derive(Serialize)]
+struct KubeProxyManifest {
+    kubernetes_tag: String,
+    image: String,
+    api_host: String,
+    api_port: String,
+    network_name: String,
+    cluster_cidr: String,
+    source_vip: bool,
+    source_vip_text: String,
+    dsr_text: String,
+    feature_gates: &'static str,
+}
+
+#[derive(Serialize)]
+struct CniConf {
+    #[serde(rename = "cniVersion")]
+    cni_version: &'static str,
+    name: String,
+    plugins: [FlannelPlugin; 1],
+}
+
+#[derive(Serialize)]
+struct FlannelPlugin {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    capabilities: Capabilities,
+    delegate: Delegate,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Capabilities {
+    port_mappings: bool,
+    dns: bool,
+}
+
+#[derive(Serialize)]
+struct Delegate {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(rename = "optionalFlags", skip_serializing_if = "Option::is_none")]
+    optional_flags: Option<OptionalFlags>,
+    #[serde(rename = "AdditionalArgs")]
+    additional_args: Vec<EndpointPolicy>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OptionalFlags {
+    force_bridge_gateway: bool,
+}
+
+#[derive(Serialize)]
+struct EndpointPolicy {
+    #[serde(rename = "Name")]
+    name: &'static str,
+    #[serde(rename = "Value")]
+    value: PolicyValue,
+}
+
+impl EndpointPolicy {
+    fn new(value: PolicyValue) -> Self {
+        Self {
+            name: "EndpointPolicy",
+            value,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(tag = "Type")]
+enum PolicyValue {
+    #[serde(rename = "OutBoundNAT")]
+    OutBoundNat {
+        #[serde(rename = "Settings")]
+        settings: OutBoundNatSettings,
+    },
+    #[serde(rename = "SDNRoute")]
+    SdnRoute {
+        #[serde(rename = "Settings")]
+        settings: SdnRouteSettings,
+    },
+}
+
+#[derive(Serialize)]
+struct OutBoundNatSettings {
+    #[serde(rename = "Exceptions")]
+    exceptions: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct SdnRouteSettings {
+    #[serde(rename = "DestinationPrefix")]
+    destination_prefix: String,
+    #[serde(rename = "NeedEncap")]
+    need_encap: bool,
+}

@@ -1,0 +1,461 @@
+//! HG31x: Windows nodes on the HostProcess path (Kubernetes 1.24 and later) — the runtime,
+//! HostProcess support, the images, containerd, the one network name, host-gw, and kube-proxy DSR.
+
+use super::{Context, declare_rules};
+use crate::diagnostic::{Diagnostic, key, value};
+use crate::plan::version::Release;
+use crate::plan::{DSR_REVISION, Plan, WindowsPlan, WindowsSetup};
+use crate::spec::{Backend, Runtime};
+
+declare_rules! {
+    /// ### What it checks
+    /// Windows nodes with `windows.runtime: dockerd` on Kubernetes 1.24 or later.
+    ///
+    /// ### Why it matters
+    /// Kubernetes 1.24 removed dockershim, the kubelet's built-in Docker support: a Windows
+    /// kubelet cannot run containers through Docker any more, and Docker never ran HostProcess
+    /// containers, which the Windows flanneld and kube-proxy need.
+    ///
+    /// ### Fix
+    /// Use `runtime: containerd` (or leave `runtime` out: it is the default from 1.24).
+    ///
+    /// ### References
+    /// kubernetes.io "Dockershim removal FAQ"; kubernetes/enhancements KEP-2221
+    /// (dockershim removal); KEP-1981 (HostProcess containers: "Docker is not supported").
+    WINDOWS_RUNTIME_REMOVED = ("HG310", "windows-runtime-removed", Error, Some(check_runtime_removed));
+
+    /// ### What it checks
+    /// The HostProcess path (asked for with `windows.hostProcess` before Kubernetes 1.24) on a
+    /// Kubernetes release or runtime without HostProcess containers: before 1.23, where they were
+    /// alpha behind a gate, or with `runtime: dockerd`.
+    ///
+    /// ### Why it matters
+    /// The Windows flanneld and kube-proxy DaemonSets run as HostProcess pods. HostProcess
+    /// containers are beta and on by default from 1.23 and stable from 1.26, and only containerd
+    /// runs them; elsewhere the pods are refused.
+    ///
+    /// ### Fix
+    /// Use Kubernetes 1.23 or later with `runtime: containerd`, or remove `windows.hostProcess`
+    /// to set the nodes up with KubeCluster.ps1.
+    ///
+    /// ### References
+    /// kubernetes/website `feature-gates/WindowsHostProcessContainers.md`; blog "Kubernetes 1.26:
+    /// Windows HostProcess Containers Are Going Stable"; kubernetes/enhancements KEP-1981.
+    HOSTPROCESS_UNSUPPORTED = ("HG311", "hostprocess-unsupported", Error, Some(check_hostprocess_supported));
+
+    /// ### What it checks
+    /// On the HostProcess path: that `windows.hostProcess.registry` is set, or both
+    /// `windows.hostProcess.images.flannel` and `.kubeProxy`; and that each is a plausible image
+    /// reference (no scheme, no spaces, a lower-case repository).
+    ///
+    /// ### Why it matters
+    /// No maintained public image runs flanneld or a flannel-flavoured kube-proxy as a HostProcess
+    /// container: sig-windows-tools removed its flannel manifests in 2025 and its
+    /// `sigwindowstools/flannel` images are stale or missing, and flannel publishes Linux images
+    /// only. hybridgen renders the recipe (`windows/images/`) and needs to know where you push the
+    /// images; it never guesses an image nobody publishes.
+    ///
+    /// ### Fix
+    /// Set `windows.hostProcess.registry` (e.g. `registry.example.com/k8s`), then build and push
+    /// with `bash windows/images/build.sh`.
+    ///
+    /// ### References
+    /// kubernetes-sigs/sig-windows-tools PR #385 and issue #387 (flannel examples removed);
+    /// sig-windows-tools #319, #327, #343, #350 (missing images); flannel-io/flannel #1984.
+    HOSTPROCESS_IMAGES_MISSING = ("HG312", "hostprocess-images-missing", Error, Some(check_images));
+
+    /// ### What it checks
+    /// `windows.containerd.version` on the HostProcess path: an error before 1.6, a warning for
+    /// 1.6.x.
+    ///
+    /// ### Why it matters
+    /// containerd runs HostProcess containers from 1.6. The images hybridgen renders, like the
+    /// last sig-windows-tools ones, read the service-account token in place, which needs 1.7's
+    /// bind-mount layout; on 1.6 users report "open /var/run/secrets/kubernetes.io/serviceaccount/token:
+    /// The system cannot find the path specified".
+    ///
+    /// ### Fix
+    /// Use containerd 1.7 or later (leave `version` out for the default).
+    ///
+    /// ### References
+    /// kubernetes/website "Create a Windows HostProcess Pod" (prerequisites); kubernetes/enhancements
+    /// KEP-1981 "Container mounts"; kubernetes-sigs/sig-windows-tools #343 and PR #297.
+    CONTAINERD_TOO_OLD = ("HG313", "containerd-too-old", Error, Some(check_containerd));
+
+    /// ### What it checks
+    /// On the HostProcess path: that `networkName`, which names the HNS network in the Windows CNI
+    /// configuration, kube-proxy's `--network-name` and `net-conf.json` `Backend.Name`, is a
+    /// valid CNI network name (a letter or digit, then letters, digits, `_`, `.` or `-`).
+    ///
+    /// ### Why it matters
+    /// flanneld creates the HNS network under `Backend.Name`, the CNI plugins look it up by the
+    /// configuration's `name`, and kube-proxy waits for it by `--network-name`: all three must be
+    /// one string. hybridgen writes the same value into each, so the only way they part is a name
+    /// the CNI configuration cannot carry — host-local also uses it as a directory of its IPAM
+    /// store.
+    ///
+    /// ### Fix
+    /// Use a name such as `flannel.4096` (vxlan) or `cbr0` (host-gw), or leave `networkName` out.
+    ///
+    /// ### References
+    /// containernetworking/cni `SPEC.md` ("name"); flannel `pkg/backend/vxlan/vxlan_windows.go`
+    /// (`Name`, default `flannel.<VNI>`); kubernetes `pkg/proxy/winkernel` (`--network-name`,
+    /// `KUBE_NETWORK`).
+    WINDOWS_NETWORK_NAME_MISMATCH = ("HG314", "windows-network-name-mismatch", Error, Some(check_network_name));
+
+    /// ### What it checks
+    /// `backend: host-gw` with Windows nodes on the HostProcess path.
+    ///
+    /// ### Why it matters
+    /// No upstream HostProcess recipe for flannel host-gw (l2bridge) on Windows exists: the
+    /// sig-windows-tools manifests were overlay-only, and RKE2 and k3s run flannel on Windows with
+    /// vxlan only. hybridgen renders the l2bridge variant (sdnbridge, network `cbr0`, no source VIP)
+    /// from microsoft/windows-container-networking's `flannel_l2bridge.conf` example, but no one
+    /// has published it working end to end.
+    ///
+    /// ### Fix
+    /// Prefer `backend: vxlan`; with host-gw, test a Windows node before relying on it.
+    ///
+    /// ### References
+    /// microsoft/windows-container-networking `example/flannel_l2bridge.conf`; rancher/rke2
+    /// `pkg/windows/flannel.go` (vxlan only); kubernetes-sigs/sig-windows-tools PR #385.
+    HOST_GW_HOSTPROCESS = ("HG315", "host-gw-hostprocess", Warning, Some(check_host_gw));
+
+    /// ### What it checks
+    /// kube-proxy Direct Server Return on a Windows build that lacks it: `Kubeclusterbridge.json`
+    /// (host-gw, Kubernetes before 1.24) sets `WinDSR=true` for every node, so a Windows Server
+    /// 2019 node before 10.0.17763.1554 (KB4580390), or with no revision given, is flagged. On the
+    /// HostProcess path hybridgen turns DSR on only when every Windows node's build has it.
+    ///
+    /// ### Why it matters
+    /// kube-proxy checks the platform when DSR is enabled and refuses to start where it is missing,
+    /// so Services stop working on that node.
+    ///
+    /// ### Fix
+    /// Update the node to 10.0.17763.1554 or later and write the build with its revision, or remove
+    /// `WinDSR=true` from the node's `Kubeclusterbridge.json`.
+    ///
+    /// ### References
+    /// kubernetes/enhancements KEP-5100 (Windows DSR and overlay); kubernetes `pkg/proxy/winkernel`
+    /// (`hcn.DSRSupported`); kubernetes-sigs/sig-windows-tools `hostprocess/calico/kube-proxy/start.ps1`
+    /// ("requires 2019 with KB4580390").
+    WINDOWS_DSR_UNSUPPORTED = ("HG316", "windows-dsr-unsupported", Warning, Some(check_dsr));
+}
+
+/// The first Kubernetes release where HostProcess containers are on by default (beta).
+const HOSTPROCESS_BETA: (u32, u32) = (1, 23);
+
+fn host_process(plan: &Plan) -> Option<&WindowsPlan> {
+    (plan.windows_setup == Some(WindowsSetup::HostProcess))
+        .then_some(plan.windows.as_ref())
+        .flatten()
+}
+
+fn check_runtime_removed(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let (Ok(kubernetes), Some(windows)) = (&plan.kubernetes_version, &plan.windows) else {
+        return;
+    };
+    if plan.has_windows() && kubernetes.at_least(1, 24) && windows.runtime == Runtime::Dockerd {
+        found.push(
+            Diagnostic::new(
+                &WINDOWS_RUNTIME_REMOVED,
+                value("/windows/runtime"),
+                format!("`runtime: dockerd` with Kubernetes {kubernetes}: dockershim was removed in 1.24"),
+            )
+            .label("Docker is no Kubernetes runtime since 1.24")
+            .help("set `runtime: containerd`, or leave `runtime` out"),
+        );
+    }
+}
+
+fn check_hostprocess_supported(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Some(windows) = host_process(plan) else {
+        return;
+    };
+    let Ok(kubernetes) = &plan.kubernetes_version else {
+        return;
+    };
+    let (major, minor) = HOSTPROCESS_BETA;
+    if !kubernetes.at_least(major, minor) {
+        found.push(
+            Diagnostic::new(
+                &HOSTPROCESS_UNSUPPORTED,
+                key("/windows/hostProcess"),
+                format!("Kubernetes {kubernetes} has no HostProcess containers on by default; they are beta from 1.23"),
+            )
+            .label("HostProcess path asked for here")
+            .help("use Kubernetes 1.23 or later, or remove `windows.hostProcess` to use KubeCluster.ps1"),
+        );
+    } else if windows.runtime == Runtime::Dockerd && !kubernetes.at_least(1, 24) {
+        found.push(
+            Diagnostic::new(
+                &HOSTPROCESS_UNSUPPORTED,
+                value("/windows/runtime"),
+                "`runtime: dockerd` cannot run HostProcess containers; only containerd can",
+            )
+            .label("no HostProcess containers with Docker")
+            .related(
+                key("/windows/hostProcess"),
+                "HostProcess path asked for here",
+            )
+            .help(
+                "set `runtime: containerd`, or remove `windows.hostProcess` to use KubeCluster.ps1",
+            ),
+        );
+    }
+}
+
+/// Why an image reference cannot be pulled as written, if it cannot.
+fn reference_problem(reference: &str) -> Option<&'static str> {
+    if reference.is_empty() {
+        return Some("is empty");
+    }
+    if reference.contains("://") {
+        return Some("has a URL scheme, which image references do not");
+    }
+    if reference
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Some("holds white space");
+    }
+    // The repository (before the tag or digest) is lower case; a registry host may carry a port.
+    let repository = reference.split('@').next().unwrap_or(reference);
+    let repository = match repository.rsplit_once(':') {
+        Some((name, tag)) if !tag.contains('/') => name,
+        _ => repository,
+    };
+    let path = repository
+        .split_once('/')
+        .map_or(repository, |(_, path)| path);
+    if path.chars().any(|c| c.is_ascii_uppercase()) {
+        return Some("has upper-case letters in its repository path");
+    }
+    None
+}
+
+fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(windows) = host_process(context.plan) else {
+        return;
+    };
+    let written = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.host_process.as_ref());
+    let mut malformed = false;
+    if let Some(registry) = written.and_then(|hp| hp.registry.as_deref()) {
+        if let Some(problem) = reference_problem(registry) {
+            malformed = true;
+            found.push(
+                Diagnostic::new(
+                    &HOSTPROCESS_IMAGES_MISSING,
+                    value("/windows/hostProcess/registry"),
+                    format!("`registry` `{registry}` {problem}"),
+                )
+                .label("not a registry path")
+                .help("write the registry host and path, e.g. `registry.example.com/k8s`"),
+            );
+        }
+    }
+    let images = written.and_then(|hp| hp.images.as_ref());
+    for (field, image) in [
+        (
+            "flannel",
+            images.and_then(|images| images.flannel.as_deref()),
+        ),
+        (
+            "kubeProxy",
+            images.and_then(|images| images.kube_proxy.as_deref()),
+        ),
+    ] {
+        let Some(image) = image else { continue };
+        if let Some(problem) = reference_problem(image) {
+            malformed = true;
+            found.push(
+                Diagnostic::new(
+                    &HOSTPROCESS_IMAGES_MISSING,
+                    value(format!("/windows/hostProcess/images/{field}")),
+                    format!("image `{image}` {problem}"),
+                )
+                .label("not an image reference")
+                .help("write the full reference, e.g. `registry.example.com/k8s/flannel-windows:v0.28.9-hostprocess`"),
+            );
+        }
+    }
+    let missing: Vec<&str> = [
+        ("flannel", windows.flannel_image.is_none()),
+        ("kube-proxy", windows.kube_proxy_image.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(what, absent)| absent.then_some(what))
+    .collect();
+    if missing.is_empty() || malformed {
+        return;
+    }
+    let location = if written.is_some() {
+        key("/windows/hostProcess")
+    } else {
+        key("/windows")
+    };
+    found.push(
+        Diagnostic::new(
+            &HOSTPROCESS_IMAGES_MISSING,
+            location,
+            format!(
+                "no HostProcess image for the Windows {}: neither `windows.hostProcess.registry` nor the image is set, and no maintained public image exists",
+                missing.join(" and ")
+            ),
+        )
+        .label("where the Windows images come from")
+        .help("set `windows.hostProcess.registry`, e.g. `registry.example.com/k8s`, and push the images with `bash windows/images/build.sh`"),
+    );
+}
+
+fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(windows) = host_process(context.plan) else {
+        return;
+    };
+    let written = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.containerd.as_ref())
+        .is_some_and(|containerd| containerd.version.is_some());
+    let (true, Ok(version)) = (written, &windows.containerd_version) else {
+        return;
+    };
+    let pointer = value("/windows/containerd/version");
+    if *version < Release::new(1, 6, 0) {
+        found.push(
+            Diagnostic::new(
+                &CONTAINERD_TOO_OLD,
+                pointer,
+                format!(
+                    "containerd {version} cannot run HostProcess containers; they need 1.6 or later"
+                ),
+            )
+            .label("no HostProcess containers")
+            .help("use containerd 1.7, e.g. `1.7.22`, or leave `version` out"),
+        );
+    } else if !version.at_least(1, 7) {
+        found.push(
+            Diagnostic::new(
+                &CONTAINERD_TOO_OLD,
+                pointer,
+                format!("containerd {version} mounts HostProcess volumes as symlinks; the Windows flanneld and kube-proxy read their service-account token in place, which needs 1.7"),
+            )
+            .label("1.7 bind mounts needed")
+            .help("use containerd 1.7, e.g. `1.7.22`, or leave `version` out")
+            .warning(),
+        );
+    }
+}
+
+/// A CNI network name: a letter or digit, then letters, digits, `_`, `.` or `-`
+/// (containernetworking/cni `SPEC.md`).
+pub(crate) fn is_cni_network_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+fn check_network_name(context: &Context, found: &mut Vec<Diagnostic>) {
+    if host_process(context.plan).is_none() {
+        return;
+    }
+    let Some(name) = &context.spec.flannel.network_name else {
+        return;
+    };
+    if !is_cni_network_name(name) {
+        found.push(
+            Diagnostic::new(
+                &WINDOWS_NETWORK_NAME_MISMATCH,
+                value("/flannel/networkName"),
+                format!("`networkName` `{name}` is not a CNI network name, so the Windows CNI configuration cannot name the HNS network flanneld and kube-proxy use"),
+            )
+            .label("letters, digits, `_`, `.` and `-` only")
+            .help(format!(
+                "use `flannel.{}`, or leave `networkName` out",
+                context.plan.flannel.vni
+            )),
+        );
+    }
+}
+
+fn check_host_gw(context: &Context, found: &mut Vec<Diagnostic>) {
+    if host_process(context.plan).is_some() && context.plan.flannel.backend == Backend::HostGw {
+        found.push(
+            Diagnostic::new(
+                &HOST_GW_HOSTPROCESS,
+                value("/flannel/backend"),
+                "host-gw on the Windows HostProcess path: the l2bridge DaemonSet hybridgen renders has no upstream recipe to match and is unverified",
+            )
+            .label("no upstream l2bridge HostProcess recipe")
+            .help("prefer `backend: vxlan`, or test a Windows node with host-gw before relying on it"),
+        );
+    }
+}
+
+fn check_dsr(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    // Only Kubeclusterbridge.json enables DSR unconditionally (`WinDSR=true`).
+    if plan.windows_setup != Some(WindowsSetup::KubeCluster)
+        || plan.flannel.backend != Backend::HostGw
+    {
+        return;
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for windows in plan.nodes.iter().filter_map(|node| node.windows.as_ref()) {
+        let Some(Ok(build)) = &windows.build else {
+            continue;
+        };
+        if build.build != 17763 || !seen.insert(windows.build_pointer.clone()) {
+            continue;
+        }
+        let message = match build.revision {
+            Some(revision) if revision >= DSR_REVISION => continue,
+            Some(_) => format!(
+                "Windows build {build} predates 10.0.17763.{DSR_REVISION} (KB4580390), but `Kubeclusterbridge.json` enables kube-proxy DSR (`WinDSR=true`)"
+            ),
+            None => format!(
+                "Windows build {build} has no revision, so DSR support (10.0.17763.{DSR_REVISION}, KB4580390), which `Kubeclusterbridge.json` enables, cannot be verified"
+            ),
+        };
+        found.push(
+            Diagnostic::new(&WINDOWS_DSR_UNSUPPORTED, value(windows.build_pointer.clone()), message)
+                .label("kube-proxy DSR needs KB4580390")
+                .help(format!("update the nodes to 10.0.17763.{DSR_REVISION} or later and write the revision, or remove `WinDSR=true` from `Kubeclusterbridge.json`")),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cni_network_names_follow_the_spec() {
+        assert!(is_cni_network_name("flannel.4096"));
+        assert!(is_cni_network_name("cbr0"));
+        assert!(is_cni_network_name("vxlan_0-a"));
+        assert!(!is_cni_network_name(""));
+        assert!(!is_cni_network_name(".hidden"));
+        assert!(!is_cni_network_name("my net"));
+        assert!(!is_cni_network_name(r"a\b"));
+    }
+
+    #[test]
+    fn image_references_are_judged_by_their_repository() {
+        assert_eq!(
+            reference_problem("registry.example.com:5000/k8s/flannel-windows:v0.28.9-hostprocess"),
+            None
+        );
+        assert_eq!(reference_problem("Registry.example.com/k8s"), None);
+        assert!(reference_problem("registry.example.com/K8s/flannel").is_some());
+        assert!(reference_problem("https://registry.example.com/k8s").is_some());
+        assert!(reference_problem("registry.example.com/k8s flannel").is_some());
+    }
+}
