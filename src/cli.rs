@@ -58,12 +58,19 @@ enum Command {
     /// Print the manual page (roff).
     #[command(after_help = "Example:\n  hybridgen man > /usr/local/share/man/man1/hybridgen.1")]
     Man,
-    /// Write a commented starter spec (and its JSON Schema beside it, for editors).
-    #[command(after_help = "Example:\n  hybridgen init clusters/demo.yaml")]
+    /// Write a commented starter spec (and its JSON Schema beside it, for editors): Kubernetes
+    /// 1.33 with a Windows worker on containerd and HostProcess flannel, or with `--kubecluster`
+    /// the Kubernetes 1.16 layout whose Windows nodes are set up by KubeCluster.ps1.
+    #[command(
+        after_help = "Examples:\n  hybridgen init clusters/demo.yaml\n  hybridgen init --kubecluster clusters/legacy.yaml"
+    )]
     Init {
         /// Where to write the spec; an existing file is never overwritten.
         #[arg(default_value = "hybridgen.yaml")]
         path: PathBuf,
+        /// Write the Kubernetes 1.16 starter (dockerd, KubeCluster.ps1) instead.
+        #[arg(long)]
+        kubecluster: bool,
     },
 }
 
@@ -173,7 +180,14 @@ pub fn run(cli: Cli) -> Outcome {
                 }
             }
         }
-        Command::Init { path } => init(&path),
+        Command::Init { path, kubecluster } => init(
+            &path,
+            if kubecluster {
+                KUBECLUSTER_STARTER_SPEC
+            } else {
+                STARTER_SPEC
+            },
+        ),
     }
 }
 
@@ -355,12 +369,16 @@ fn explain(code: Option<&str>, all: bool) -> Outcome {
     }
 }
 
-/// The starter spec `init` writes: the three-node topology of the Rancher guide.
+/// The starter spec `init` writes: a Linux control plane and worker and a Windows worker on
+/// current Kubernetes (the HostProcess path).
 pub const STARTER_SPEC: &str = include_str!("../templates/starter.yaml");
+/// The starter of `init --kubecluster`: the three-node topology of the Rancher guide on Kubernetes
+/// 1.16, Windows set up by KubeCluster.ps1.
+pub const KUBECLUSTER_STARTER_SPEC: &str = include_str!("../templates/starter-kubecluster.yaml");
 const SCHEMA_FILE: &str = "hybridgen.schema.json";
 
-fn init(path: &Path) -> Outcome {
-    if let Err(error) = write_new(path, STARTER_SPEC) {
+fn init(path: &Path, starter: &str) -> Outcome {
+    if let Err(error) = write_new(path, starter) {
         complain(&format!("cannot write `{}`: {error}", path.display()));
         return Outcome::Unusable;
     }

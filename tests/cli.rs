@@ -236,22 +236,57 @@ fn explain_prints_the_rule_and_all_prints_every_rule() {
 #[test]
 fn init_writes_a_clean_starter_and_never_overwrites() {
     let dir = std::env::temp_dir().join(format!("hybridgen-init-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let spec = dir.join("cluster.yaml");
-    let _ = std::fs::remove_file(&spec);
-    let _ = std::fs::remove_file(dir.join("hybridgen.schema.json"));
-    let first = hybridgen(&["init", spec.to_str().unwrap()]);
-    assert_eq!(first.status.code(), Some(0));
-    let written = std::fs::read_to_string(&spec).unwrap();
-    assert!(written.starts_with("# yaml-language-server: $schema=./hybridgen.schema.json"));
-    assert!(dir.join("hybridgen.schema.json").exists());
-    let planned = hybridgen(&["plan", "--deny-warnings", spec.to_str().unwrap()]);
-    assert_eq!(planned.status.code(), Some(0), "{}", stdout(&planned));
+    for (flag, file, kubernetes) in [
+        (None, "cluster.yaml", "\"1.33.4\""),
+        (Some("--kubecluster"), "legacy.yaml", "\"1.16.2\""),
+    ] {
+        let spec = dir.join(file);
+        let mut args = vec!["init"];
+        args.extend(flag);
+        args.push(spec.to_str().unwrap());
+        let first = hybridgen(&args);
+        assert_eq!(first.status.code(), Some(0));
+        let written = std::fs::read_to_string(&spec).unwrap();
+        assert!(written.starts_with("# yaml-language-server: $schema=./hybridgen.schema.json"));
+        assert!(
+            written.contains(&format!("version: {kubernetes}")),
+            "{file}"
+        );
+        assert!(dir.join("hybridgen.schema.json").exists());
+        let planned = hybridgen(&["plan", "--deny-warnings", spec.to_str().unwrap()]);
+        assert_eq!(planned.status.code(), Some(0), "{}", stdout(&planned));
+        // The starter renders: the current one writes the Windows HostProcess files.
+        let out = dir.join(format!("{file}.out"));
+        let rendered = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+            .args([
+                "render",
+                spec.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .env("KUBEADM_TOKEN", "abcdef.0123456789abcdef")
+            .env("KUBEADM_CA_HASH", format!("sha256:{}", "0".repeat(64)))
+            .output()
+            .unwrap();
+        assert_eq!(
+            rendered.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&rendered.stderr)
+        );
+        assert_eq!(
+            out.join("windows/win-worker-0/join.ps1").exists(),
+            flag.is_none(),
+            "{file}"
+        );
 
-    std::fs::write(&spec, "mine\n").unwrap();
-    let second = hybridgen(&["init", spec.to_str().unwrap()]);
-    assert_eq!(second.status.code(), Some(2));
-    assert_eq!(std::fs::read_to_string(&spec).unwrap(), "mine\n");
+        std::fs::write(&spec, "mine\n").unwrap();
+        let second = hybridgen(&args);
+        assert_eq!(second.status.code(), Some(2));
+        assert_eq!(std::fs::read_to_string(&spec).unwrap(), "mine\n");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -81,7 +81,7 @@ mod tests {
     use crate::spec::Spec;
 
     fn render_spec(edit: impl Fn(String) -> String) -> Vec<Artifact> {
-        let text = edit(include_str!("../../templates/starter.yaml").to_string());
+        let text = edit(include_str!("../../templates/starter-kubecluster.yaml").to_string());
         let spec: Spec = serde_yaml::from_str(&text).unwrap();
         let plan = Plan::build(&spec);
         render(&Input {
