@@ -74,7 +74,7 @@ if ($env:SOURCE_VIP -eq 'true') {
         $env:CNI_IFNAME = 'source-vip'
         $env:CNI_PATH = "$mount/cni"
         $result = $request | & "$mount/cni/host-local.exe" | ConvertFrom-Json
-        Remove-Item -Path Env:CNI_COMMAND, Env:CNI_CONTAINERID, Env:CNI_NETNS, Env:CNI_IFNAME, Env:CNI_PATH
+        Remove-Item -Path 'Env:CNI_COMMAND', 'Env:CNI_CONTAINERID', 'Env:CNI_NETNS', 'Env:CNI_IFNAME', 'Env:CNI_PATH'
         if (-not $result.ips) {
             throw "host-local reserved no source VIP in $subnet"
         }
