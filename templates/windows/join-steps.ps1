@@ -80,6 +80,14 @@ foreach ($binary in 'kubelet.exe', 'kubeadm.exe', 'kube-log-runner.exe') {
     $url = "https://dl.k8s.io/$KubernetesVersion/bin/windows/amd64/$binary"
     Get-VerifiedFile -Url $url -ChecksumUrl "$url.sha256" -Path (Join-Path 'C:\k' $binary)
 }
+# kubeadm's preflight runs `kubelet --version` from the PATH.
+$machinePath = [Environment]::GetEnvironmentVariable('Path', 'Machine')
+if (($machinePath -split ';') -notcontains 'C:\k') {
+    [Environment]::SetEnvironmentVariable('Path', "$machinePath;C:\k", 'Machine')
+}
+if (($env:Path -split ';') -notcontains 'C:\k') {
+    $env:Path = "$env:Path;C:\k"
+}
 
 Write-Host 'Step 5/7: the kubelet service (restarted on failure, logging to C:\var\log\kubelet\kubelet.log)'
 $binaryPath = 'C:\k\kube-log-runner.exe -log-file=C:\var\log\kubelet\kubelet.log C:\k\kubelet.exe ' + ($KubeletArguments -join ' ')
