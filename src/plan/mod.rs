@@ -3,6 +3,7 @@
 //! renderer both read these numbers, so what is checked is what is deployed.
 
 pub mod address;
+pub mod flannel_release;
 pub mod subnets;
 pub mod version;
 
@@ -44,6 +45,8 @@ pub struct Plan {
 #[derive(Debug, Clone)]
 pub struct FlannelPlan {
     pub version: Parsed<Release>,
+    /// The release's row in the release table (`None` when the version does not parse).
+    pub release: Option<flannel_release::Resolved>,
     pub backend: Backend,
     pub vni: u32,
     pub port: u16,
@@ -204,15 +207,13 @@ fn parse_release(text: &str, what: &str, example: &str) -> Parsed<Release> {
 fn plan_flannel(spec: &Spec, has_windows: bool) -> FlannelPlan {
     let flannel = &spec.flannel;
     let backend = flannel.backend;
+    let written = flannel
+        .version
+        .as_deref()
+        .unwrap_or(DEFAULT_FLANNEL_VERSION);
     FlannelPlan {
-        version: parse_release(
-            flannel
-                .version
-                .as_deref()
-                .unwrap_or(DEFAULT_FLANNEL_VERSION),
-            "flannel version",
-            "v0.11.0",
-        ),
+        version: parse_release(written, "flannel version", "v0.11.0"),
+        release: flannel_release::resolve(written),
         backend,
         // flannel's Windows backend requires VNI >= 4096 and UDP 4789; Linux defaults to 1 and 8472.
         vni: flannel.vni.unwrap_or(if has_windows { 4096 } else { 1 }),

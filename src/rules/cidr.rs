@@ -84,16 +84,19 @@ declare_rules! {
     DNS_IP_NOT_TENTH = ("HG105", "dns-ip-not-tenth", Warning, Some(check_dns_tenth));
 
     /// ### What it checks
-    /// That `nodeCidrMaskSize` is longer than the `clusterCidr` prefix, at most 16 bits longer, and
-    /// at most /30. Warning: Windows nodes with a mask other than /24.
+    /// That `nodeCidrMaskSize` is not shorter than the `clusterCidr` prefix (equal is one node
+    /// subnet, the whole range), at most 16 bits longer, and at most /30. Warning: Windows nodes
+    /// with a mask other than /24. How many node subnets the range holds for the nodes is HG107's
+    /// question.
     ///
     /// ### Why it matters
-    /// kube-controller-manager and kubeadm refuse the first two; flannel needs at least four
-    /// addresses per node. Windows node scripts derive the gateway and endpoint addresses as text
-    /// (`.1`, `.2`), which is only right for /24 subnets.
+    /// kube-controller-manager and kubeadm refuse a node subnet larger than the cluster range and
+    /// more than 16 bits between the two; flannel needs at least four addresses per node. Windows
+    /// node scripts derive the gateway and endpoint addresses as text (`.1`, `.2`), which is only
+    /// right for /24 subnets.
     ///
     /// ### Fix
-    /// Use a mask between the cluster prefix + 1 and 30; 24 with Windows nodes.
+    /// Use a mask between the cluster prefix and 30; 24 with Windows nodes.
     ///
     /// ### References
     /// kubeadm `ValidatePodSubnetNodeMask`; KCM `NewNodeIpamController`; flannel `CheckNetworkConfig`;
@@ -443,9 +446,9 @@ fn mask_error(plan: &Plan) -> Option<String> {
         Some(format!(
             "`nodeCidrMaskSize` /{mask} leaves fewer than 4 addresses per node; flannel needs /30 or shorter"
         ))
-    } else if mask <= prefix {
+    } else if mask < prefix {
         Some(format!(
-            "`nodeCidrMaskSize` /{mask} is not longer than the `clusterCidr` prefix /{prefix}, so the pod network holds no node subnets"
+            "`nodeCidrMaskSize` /{mask} is shorter than the `clusterCidr` prefix /{prefix}: a node subnet would be larger than the whole pod network"
         ))
     } else if mask - prefix > 16 {
         Some(format!(
@@ -463,9 +466,18 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     };
     if let Some(message) = mask_error(plan) {
-        let suggested = (cluster.prefix_len() + 8)
-            .clamp(cluster.prefix_len() + 1, 30)
-            .min(24.max(cluster.prefix_len() + 1));
+        let (shortest, longest) = (cluster.prefix_len(), (cluster.prefix_len() + 16).min(30));
+        let help = if shortest <= longest {
+            // A /24 per node where the range allows it, and at least one subnet per node.
+            let nodes = plan.nodes.len().max(1);
+            let bits = u8::try_from(nodes.next_power_of_two().trailing_zeros()).unwrap_or(16);
+            let suggested = (shortest + bits).max(24).clamp(shortest, longest);
+            format!("use a mask from {shortest} to {longest}, e.g. `nodeCidrMaskSize: {suggested}`")
+        } else {
+            format!(
+                "widen `clusterCidr`: a /{shortest} leaves no room for a node subnet of at least 4 addresses"
+            )
+        };
         found.push(
             Diagnostic::new(&NODE_MASK_INVALID, value(mask_pointer(context)), message)
                 .label("invalid node subnet size")
@@ -473,11 +485,7 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
                     value(CLUSTER),
                     format!("`clusterCidr` {cluster} declared here"),
                 )
-                .help(format!(
-                    "use a mask from {} to {}, e.g. `nodeCidrMaskSize: {suggested}`",
-                    cluster.prefix_len() + 1,
-                    (cluster.prefix_len() + 16).min(30)
-                )),
+                .help(help),
         );
     } else if plan.has_windows() && plan.node_mask != 24 {
         found.push(
@@ -490,6 +498,15 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
             .help("use `nodeCidrMaskSize: 24` with Windows nodes")
             .warning(),
         );
+    }
+}
+
+/// `1 node subnet`, `2 node subnets`.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -519,7 +536,8 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
     let subnets = subnet_count(cluster, mask);
     let nodes = plan.nodes.len() as u64;
     let message = format!(
-        "`clusterCidr` {cluster} has {subnets} node subnets of /{mask}, but the spec has {nodes} nodes"
+        "`clusterCidr` {cluster} has {} of /{mask}, but the spec has {nodes} nodes",
+        count(subnets, "node subnet")
     );
     if nodes > subnets {
         let help = match widened(cluster, |prefix| (1u64 << (mask - prefix)) >= nodes) {
@@ -542,7 +560,12 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 &CLUSTER_CIDR_EXHAUSTED,
                 value(CLUSTER),
-                format!("`clusterCidr` {cluster} has {subnets} node subnets of /{mask} and {nodes} nodes use {}% of them", nodes * 100 / subnets),
+                format!(
+                    "`clusterCidr` {cluster} has {} of /{mask} and {} use {}% of them",
+                    count(subnets, "node subnet"),
+                    count(nodes, "node"),
+                    nodes * 100 / subnets
+                ),
             )
             .label("almost full")
             .help(help)
@@ -949,4 +972,60 @@ pub(crate) fn in_ranges(ranges: &[(u32, u32)], address: Ipv4Addr) -> bool {
     let address = u32::from(address);
     let at = ranges.partition_point(|(start, _)| *start <= address);
     at > 0 && ranges[at - 1].1 >= address
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::Plan;
+    use crate::spec::Spec;
+
+    fn codes(cluster: &str, mask: u8) -> Vec<&'static str> {
+        let yaml = format!(
+            "apiVersion: hybridgen/v1
+kind: Cluster
+metadata: {{name: demo}}
+kubernetes: {{version: \"1.30.2\"}}
+network: {{clusterCidr: \"{cluster}\", serviceCidr: 172.20.0.0/16, nodeCidrMaskSize: {mask}, maxPodsPerNode: 1}}
+flannel: {{backend: vxlan}}
+nodes:
+  - {{name: control-0, os: linux, roles: [controlplane, etcd, worker], address: 192.168.10.10}}
+"
+        );
+        let spec: Spec = serde_yaml::from_str(&yaml).unwrap();
+        let plan = Plan::build(&spec);
+        crate::rules::run(&spec, &plan)
+            .iter()
+            .map(|finding| finding.code())
+            .collect()
+    }
+
+    /// Every pair of cluster prefix and node mask is judged without a panic, and HG106 fires exactly
+    /// where kube-controller-manager, kubeadm or flannel refuse the mask.
+    #[test]
+    fn every_prefix_and_mask_is_judged_without_panic() {
+        for prefix in 0..=32u8 {
+            let cluster = format!("10.0.0.0/{prefix}");
+            let cluster = if prefix < 8 {
+                format!("0.0.0.0/{prefix}")
+            } else {
+                cluster
+            };
+            for mask in 0..=32u8 {
+                let found = codes(&cluster, mask);
+                let refused = mask < prefix || mask > 30 || mask - prefix > 16;
+                assert_eq!(
+                    found.contains(&"HG106"),
+                    refused,
+                    "cluster /{prefix}, mask /{mask}: {found:?}"
+                );
+            }
+        }
+    }
+
+    /// A mask equal to the cluster prefix is one node subnet, which kube-controller-manager
+    /// accepts: HG106 is silent and HG107 judges whether one is enough.
+    #[test]
+    fn a_mask_equal_to_the_cluster_prefix_is_one_node_subnet() {
+        assert_eq!(codes("10.244.0.0/24", 24), ["HG107"]);
+    }
 }

@@ -2,7 +2,7 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
-use crate::plan::version::Release;
+use crate::plan::flannel_release::{self, Feature, FlannelRelease};
 use crate::plan::{Plan, expected_network_name};
 use crate::spec::{Backend, Provider};
 
@@ -136,24 +136,43 @@ declare_rules! {
     /// ### References
     /// RFC 7348 §5; flannel `device_windows.go`; facts-flannel.md §7.
     VXLAN_VNI_RANGE = ("HG209", "vxlan-vni-range", Error, Some(check_vni_range));
+
+    /// ### What it checks
+    /// That `flannel.version` is a release in hybridgen's release table (v0.11.0 to v0.28.9): a
+    /// future release, a pre-release or a mistyped one is not.
+    ///
+    /// ### Why it matters
+    /// Each flannel release ships its own manifest: images, volumes, environment and RBAC rules
+    /// change from release to release. For a release it does not know, hybridgen renders the
+    /// manifest of the nearest known release before it, with the image of the requested one; that
+    /// release may need something its manifest does not have.
+    ///
+    /// ### Fix
+    /// Correct a mistyped version, or compare the release's own `Documentation/kube-flannel.yml`
+    /// with the rendered file before deploying it.
+    ///
+    /// ### References
+    /// flannel-io/flannel `Documentation/kube-flannel.yml` at each release tag; flannel-io/flannel
+    /// releases page.
+    FLANNEL_RELEASE_UNKNOWN = ("HG210", "flannel-release-unknown", Warning, Some(check_release_known));
 }
 
 const VNI: &str = "/flannel/vni";
-/// flannel's first release that uses the configured VNI on Windows instead of 4096 (PR #1215).
-const CONFIGURABLE_WINDOWS_VNI: Release = Release::new(0, 13, 1);
 /// The flanneld KubeCluster.ps1 downloads, whatever the spec says.
-const KUBECLUSTER_FLANNEL: Release = Release::new(0, 11, 0);
+const KUBECLUSTER_FLANNEL: &str = "v0.11.0";
 
 fn vxlan_with_windows(plan: &Plan) -> bool {
     plan.flannel.backend == Backend::Vxlan && plan.has_windows()
 }
 
-/// The flannel release on the Windows nodes: KubeCluster.ps1's (Kubernetes before 1.24) or the
-/// spec's own.
-fn windows_flannel(plan: &Plan) -> Option<Release> {
+/// The release row of the flannel on the Windows nodes: KubeCluster.ps1's (Kubernetes before
+/// 1.24) or the spec's own (for a release the table lacks, the nearest known one).
+fn windows_flannel(plan: &Plan) -> Option<&'static FlannelRelease> {
     match &plan.kubernetes_version {
-        Ok(kubernetes) if !kubernetes.at_least(1, 24) => Some(KUBECLUSTER_FLANNEL),
-        _ => plan.flannel.version.clone().ok(),
+        Ok(kubernetes) if !kubernetes.at_least(1, 24) => {
+            flannel_release::resolve(KUBECLUSTER_FLANNEL).map(|resolved| resolved.row)
+        }
+        _ => plan.flannel.release.as_ref().map(|resolved| resolved.row),
     }
 }
 
@@ -175,13 +194,13 @@ fn check_vni_windows(context: &Context, found: &mut Vec<Diagnostic>) {
         );
     } else if vni != 4096 {
         if let Some(release) =
-            windows_flannel(plan).filter(|release| *release < CONFIGURABLE_WINDOWS_VNI)
+            windows_flannel(plan).filter(|release| !release.has(Feature::WindowsAnyVni))
         {
             found.push(
                 Diagnostic::new(
                     &VXLAN_VNI_WINDOWS,
                     value(VNI),
-                    format!("`vni` {vni} differs from 4096, which flannel v{release} on the Windows nodes hard-codes"),
+                    format!("`vni` {vni} differs from 4096, which flannel {} on the Windows nodes hard-codes", release.tag()),
                 )
                 .label("Windows uses 4096")
                 .help("set `vni: 4096`; other values need flannel v0.13.1 or later on Windows (Kubernetes 1.24 or later)"),
@@ -338,19 +357,59 @@ fn check_flannel_version(context: &Context, found: &mut Vec<Diagnostic>) {
     if !plan.has_windows() || context.spec.flannel.version.is_none() {
         return;
     }
+    let first = flannel_release::oldest();
     if let Ok(release) = &plan.flannel.version {
-        if *release < KUBECLUSTER_FLANNEL {
+        if *release < first.version {
             found.push(
                 Diagnostic::new(
                     &FLANNEL_WINDOWS_VERSION,
                     value("/flannel/version"),
-                    format!("flannel v{release} has no Windows support; the first release with it is v0.11.0"),
+                    format!(
+                        "flannel v{release} has no Windows support; the first release with it is {}",
+                        first.tag()
+                    ),
                 )
                 .label("no Windows support")
-                .help("use flannel v0.11.0 or later"),
+                .help(format!("use flannel {} or later", first.tag())),
             );
         }
     }
+}
+
+fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(resolved) = &context.plan.flannel.release else {
+        return;
+    };
+    if resolved.known || context.spec.flannel.version.is_none() {
+        return;
+    }
+    let (oldest, newest) = (flannel_release::oldest(), flannel_release::newest());
+    let predates_windows =
+        matches!(&context.plan.flannel.version, Ok(version) if *version < oldest.version);
+    if predates_windows && context.plan.has_windows() {
+        // HG208 says what is wrong with it.
+        return;
+    }
+    found.push(
+        Diagnostic::new(
+            &FLANNEL_RELEASE_UNKNOWN,
+            value("/flannel/version"),
+            format!(
+                "flannel {} is not a release hybridgen knows ({} to {}): it is rendered as the manifest of {}, the nearest known release, with the image `{}`",
+                resolved.tag,
+                oldest.tag(),
+                newest.tag(),
+                resolved.row.tag(),
+                resolved.image()
+            ),
+        )
+        .label("not in the release table")
+        .help(format!(
+            "check that tag's own `Documentation/kube-flannel.yml` for changes since {}, or use a known release such as `{}`",
+            resolved.row.tag(),
+            newest.tag()
+        )),
+    );
 }
 
 fn check_vni_range(context: &Context, found: &mut Vec<Diagnostic>) {
