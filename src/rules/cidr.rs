@@ -23,7 +23,9 @@ declare_rules! {
     /// Move one of the two ranges, e.g. pods `10.244.0.0/16` and Services `10.96.0.0/12`.
     ///
     /// ### References
-    /// kops (removed check, issue #16340); facts-ipplan-rules.md IP040.
+    /// kubernetes/kops (the `serviceClusterIPRange must not overlap podCIDR` check, removed in
+    /// kubernetes/kops#16340); kube-controller-manager `filterOutServiceRange`
+    /// (`pkg/controller/nodeipam/ipam/range_allocator.go`).
     SERVICE_CIDR_OVERLAPS_CLUSTER_CIDR = ("HG101", "service-cidr-overlaps-cluster-cidr", Error, Some(check_service_overlap));
 
     /// ### What it checks
@@ -37,7 +39,9 @@ declare_rules! {
     /// Use a prefix length from 12 to 28, e.g. `10.96.0.0/12`.
     ///
     /// ### References
-    /// kubeadm `ValidateServiceSubnetSize`; kube-apiserver `validateMaxCIDRRange`; facts-ipplan-rules.md IP010, IP011.
+    /// kubeadm `ValidateServiceSubnetSize` (kubernetes/kubernetes
+    /// `cmd/kubeadm/app/apis/kubeadm/validation/validation.go`); kube-apiserver
+    /// `validateMaxCIDRRange` and `ServiceIPRange` (`cmd/kube-apiserver/app/options`).
     SERVICE_CIDR_SIZE = ("HG102", "service-cidr-size", Error, Some(check_service_size));
 
     /// ### What it checks
@@ -51,7 +55,8 @@ declare_rules! {
     /// Use the 10th address of `serviceCidr`, or leave `dnsServiceIp` out to get it.
     ///
     /// ### References
-    /// kops `ValidateCluster`; aks-engine; facts-ipplan-rules.md IP020.
+    /// kubernetes/kops `ValidateCluster` ("ServiceClusterIPRange must contain the DNS Server IP");
+    /// Azure/aks-engine `pkg/api/vlabs/validate.go` (`DNSServiceIP is not within the ServiceCidr`).
     DNS_IP_OUTSIDE_SERVICE_CIDR = ("HG103", "dns-ip-outside-service-cidr", Error, Some(check_dns_outside));
 
     /// ### What it checks
@@ -66,7 +71,8 @@ declare_rules! {
     /// Use the 10th address of `serviceCidr`.
     ///
     /// ### References
-    /// aks-engine `DNSServiceIP` checks; kube-apiserver service IP allocator; facts-ipplan-rules.md IP021, IP022.
+    /// Azure/aks-engine `pkg/api/vlabs/validate.go` (`DNSServiceIP` checks); kubernetes/kubernetes
+    /// `pkg/registry/core/service/ipallocator/bitmap.go` (network and broadcast never allocated).
     DNS_IP_RESERVED = ("HG104", "dns-ip-reserved", Error, Some(check_dns_reserved));
 
     /// ### What it checks
@@ -80,7 +86,7 @@ declare_rules! {
     /// Use the 10th address, or leave `dnsServiceIp` out.
     ///
     /// ### References
-    /// kubeadm `GetDNSIP`; facts-ipplan-rules.md IP023.
+    /// kubeadm `GetDNSIP` (kubernetes/kubernetes `cmd/kubeadm/app/constants/constants.go`).
     DNS_IP_NOT_TENTH = ("HG105", "dns-ip-not-tenth", Warning, Some(check_dns_tenth));
 
     /// ### What it checks
@@ -100,7 +106,8 @@ declare_rules! {
     ///
     /// ### References
     /// kubeadm `ValidatePodSubnetNodeMask`; KCM `NewNodeIpamController`; flannel `CheckNetworkConfig`;
-    /// microsoft/SDN `helper.psm1`; facts-ipplan-rules.md IP031–IP033, IP056.
+    /// microsoft/SDN `Kubernetes/windows/helper.psm1` (`Get-PodGateway`); flannel-io/flannel
+    /// `pkg/subnet/config.go` (`CheckNetworkConfig`).
     NODE_MASK_INVALID = ("HG106", "node-mask-invalid", Error, Some(check_node_mask));
 
     /// ### What it checks
@@ -115,7 +122,8 @@ declare_rules! {
     /// Widen `clusterCidr` (the help gives the prefix), or lengthen `nodeCidrMaskSize`.
     ///
     /// ### References
-    /// KCM `CIDR allocation failed`; flannel-io/flannel#1688; facts-ipplan-rules.md IP034.
+    /// kube-controller-manager `CIDR allocation failed` (kubernetes/kubernetes
+    /// `pkg/controller/nodeipam/ipam/cidrset/cidr_set.go`); flannel-io/flannel#1688.
     CLUSTER_CIDR_EXHAUSTED = ("HG107", "cluster-cidr-exhausted", Error, Some(check_exhausted));
 
     /// ### What it checks
@@ -129,7 +137,8 @@ declare_rules! {
     /// Widen `clusterCidr` to the prefix the help gives.
     ///
     /// ### References
-    /// kubernetes-adding-windows-nodes.md ("Plan IP Addressing"); facts-ipplan-rules.md IP034.
+    /// Kubernetes "Guide for adding Windows Nodes in Kubernetes" (kubernetes/website, "Plan IP
+    /// Addressing for your cluster": nodes + nodes × maximum pods per node).
     CLUSTER_CIDR_TOO_SMALL_FOR_PODS = ("HG108", "cluster-cidr-too-small-for-pods", Error, Some(check_pod_capacity));
 
     /// ### What it checks
@@ -145,7 +154,8 @@ declare_rules! {
     /// Lower `maxPodsPerNode` or shorten `nodeCidrMaskSize`.
     ///
     /// ### References
-    /// flannel `hostgw_windows.go`, `device_windows.go`; facts-ipplan-rules.md IP055.
+    /// flannel-io/flannel `pkg/backend/hostgw/hostgw_windows.go` (the `.2` endpoint) and
+    /// `pkg/backend/vxlan/device_windows.go` (the `.1` next hop).
     NODE_SUBNET_TOO_SMALL_FOR_MAX_PODS = ("HG109", "node-subnet-too-small-for-max-pods", Error, Some(check_node_capacity));
 
     /// ### What it checks
@@ -158,7 +168,7 @@ declare_rules! {
     /// Move the node, or the range, so that they do not overlap.
     ///
     /// ### References
-    /// kops `validateSubnet`; facts-ipplan-rules.md IP041, IP042.
+    /// kubernetes/kops `pkg/apis/kops/validation` (`validateSubnet`: "must not overlap podCIDR").
     NODE_ADDRESS_IN_CLUSTER_NETWORK = ("HG110", "node-address-in-cluster-network", Error, Some(check_node_addresses));
 
     /// ### What it checks
@@ -171,7 +181,8 @@ declare_rules! {
     /// Choose pod and Service ranges outside every host network.
     ///
     /// ### References
-    /// kops `subnet must not overlap podCIDR`; EKS and AKS service-range docs; facts-ipplan-rules.md IP041, IP042.
+    /// kubernetes/kops `pkg/apis/kops/validation` ("must not overlap podCIDR", "must not overlap
+    /// serviceClusterIPRange"); Amazon EKS API reference (service CIDR); AKS networking docs.
     HOST_SUBNET_OVERLAPS_CLUSTER_NETWORK = ("HG111", "host-subnet-overlaps-cluster-network", Error, Some(check_host_subnets));
 
     /// ### What it checks
@@ -185,7 +196,8 @@ declare_rules! {
     /// Pin a subnet of the right size inside `clusterCidr`, or remove `podCidr`.
     ///
     /// ### References
-    /// flannel kube-subnet-mgr; KCM `occupyCIDRs`; facts-ipplan-rules.md IP050, IP051.
+    /// flannel-io/flannel `pkg/subnet/kube/kube.go` ("doesn't contain ... PodCIDR"); kube-controller-manager
+    /// `occupyCIDRs` (kubernetes/kubernetes `pkg/controller/nodeipam/ipam/range_allocator.go`).
     PINNED_POD_CIDR_INVALID = ("HG112", "pinned-pod-cidr-invalid", Error, Some(check_pinned));
 
     /// ### What it checks
@@ -199,7 +211,8 @@ declare_rules! {
     /// Give each pinned node its own subnet, or remove the pins.
     ///
     /// ### References
-    /// KCM `cidrset.Occupy`; facts-ipplan-rules.md IP052.
+    /// kube-controller-manager `cidrset.Occupy` (kubernetes/kubernetes
+    /// `pkg/controller/nodeipam/ipam/cidrset/cidr_set.go`), which does not refuse a subnet in use.
     POD_CIDR_CONFLICT = ("HG113", "pod-cidr-conflict", Error, Some(check_pod_conflicts));
 
     /// ### What it checks
@@ -219,7 +232,8 @@ declare_rules! {
     ///
     /// ### References
     /// RFC 6890; KubeCluster.ps1 (`External` network); AKS docs on `dockerBridgeCidr`;
-    /// facts-ipplan-rules.md IP043, IP044.
+    /// RFC 6890 (special-purpose address registry); AKS networking docs (`dockerBridgeCidr`);
+    /// microsoft/SDN `Kubernetes/windows/helper.psm1` (the `External` network on 192.168.255.0/30).
     RESERVED_RANGE_OVERLAP = ("HG114", "reserved-range-overlap", Error, Some(check_reserved));
 
     /// ### What it checks
@@ -233,7 +247,8 @@ declare_rules! {
     /// Choose private ranges, e.g. `10.244.0.0/16` and `10.96.0.0/12`.
     ///
     /// ### References
-    /// RFC 1918, RFC 6598; EKS service CIDR rules; facts-ipplan-rules.md IP045.
+    /// RFC 1918, RFC 6598; Amazon EKS API reference (service CIDR "within one of the following
+    /// private IP address blocks").
     PUBLIC_RANGE = ("HG115", "public-range", Warning, Some(check_public));
 
     /// ### What it checks
@@ -247,7 +262,8 @@ declare_rules! {
     /// Correct the address, or add its network to `hostSubnets`.
     ///
     /// ### References
-    /// kops subnet checks; facts-ipplan-rules.md IP065.
+    /// kubernetes/kops subnet checks; Rancher 2.3 "Configuring Custom Clusters for Windows" (host-gw
+    /// nodes "belong to the same layer 2 subnet").
     NODE_ADDRESS_OUTSIDE_HOST_SUBNETS = ("HG116", "node-address-outside-host-subnets", Error, Some(check_outside_host_subnets));
 }
 

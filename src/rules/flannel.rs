@@ -21,7 +21,7 @@ declare_rules! {
     ///
     /// ### References
     /// flannel `pkg/backend/vxlan/vxlan_windows.go`; flannel PR #1215 (v0.13.1); Kubernetes
-    /// Windows guide ("VNI must be set to 4096"); facts-flannel.md §3, facts-windows.md §6.4.
+    /// Windows guide ("VNI must be set to 4096"); flannel-io/flannel `pkg/backend/vxlan/vxlan_windows.go`.
     VXLAN_VNI_WINDOWS = ("HG201", "vxlan-vni-windows", Error, Some(check_vni_windows));
 
     /// ### What it checks
@@ -48,7 +48,7 @@ declare_rules! {
     /// Remove `directRouting`, or set it to `false`.
     ///
     /// ### References
-    /// flannel `vxlan_windows.go`; facts-flannel.md §3.
+    /// flannel-io/flannel `pkg/backend/vxlan/vxlan_windows.go`.
     VXLAN_OPTION_WINDOWS = ("HG203", "vxlan-option-windows", Error, Some(check_direct_routing));
 
     /// ### What it checks
@@ -61,7 +61,8 @@ declare_rules! {
     /// Write two hex bytes joined by `-`, or leave it out (default `0E-2A`).
     ///
     /// ### References
-    /// flannel `vxlan_windows.go` (`MacPrefix`); facts-flannel.md §7.
+    /// flannel-io/flannel `pkg/backend/vxlan/vxlan_windows.go` (`MacPrefix`); flannel
+    /// `Documentation/backends.md`.
     MAC_PREFIX_INVALID = ("HG204", "mac-prefix-invalid", Error, Some(check_mac_prefix));
 
     /// ### What it checks
@@ -77,7 +78,9 @@ declare_rules! {
     /// Use the name the help gives, or leave `networkName` out.
     ///
     /// ### References
-    /// microsoft/SDN `KubeCluster.ps1`, `helper.v2.psm1` `WaitForNetwork`; facts-flannel.md §4.
+    /// kubernetes-sigs/sig-windows-tools `kubeadm/KubeCluster.ps1`; microsoft/SDN
+    /// `Kubernetes/windows/helper.v2.psm1` (`WaitForNetwork`); flannel `Documentation/backends.md`
+    /// (`Name`, default `flannel.<VNI>` on Windows).
     HNS_NETWORK_NAME = ("HG205", "hns-network-name", Error, Some(check_network_name));
 
     /// ### What it checks
@@ -93,7 +96,7 @@ declare_rules! {
     /// network in `network.hostSubnets`.
     ///
     /// ### References
-    /// Rancher 2.3 Windows guide (host-gw requirements); microsoft/SDN#262; facts-windows.md §6.5.
+    /// Rancher 2.3 "Configuring Custom Clusters for Windows" (host-gw requirements); microsoft/SDN#262.
     HOST_GW_NOT_ADJACENT = ("HG206", "host-gw-not-adjacent", Error, Some(check_adjacency));
 
     /// ### What it checks
@@ -108,7 +111,8 @@ declare_rules! {
     /// Apply the route and forwarding commands that `hybridgen render` writes under `routes/`.
     ///
     /// ### References
-    /// Rancher 2.3 Windows guide §6 (cloud-hosted VM routes); facts-windows.md §6.5.
+    /// Rancher 2.3 "Configuring Custom Clusters for Windows" (cloud-hosted VM routes and IP
+    /// forwarding).
     HOST_GW_CLOUD_FORWARDING = ("HG207", "host-gw-cloud-forwarding", Warning, Some(check_cloud_forwarding));
 
     /// ### What it checks
@@ -121,7 +125,7 @@ declare_rules! {
     /// Use flannel v0.11.0 or later.
     ///
     /// ### References
-    /// flannel v0.11.0 release; facts-flannel.md §7.
+    /// flannel-io/flannel v0.11.0 release notes (Windows support for vxlan and host-gw).
     FLANNEL_WINDOWS_VERSION = ("HG208", "flannel-windows-version", Error, Some(check_flannel_version));
 
     /// ### What it checks
@@ -134,7 +138,7 @@ declare_rules! {
     /// Use 4096 with Windows nodes, 1 without.
     ///
     /// ### References
-    /// RFC 7348 §5; flannel `device_windows.go`; facts-flannel.md §7.
+    /// RFC 7348 §5; flannel-io/flannel `pkg/backend/vxlan/device_windows.go`.
     VXLAN_VNI_RANGE = ("HG209", "vxlan-vni-range", Error, Some(check_vni_range));
 
     /// ### What it checks

@@ -30,7 +30,7 @@ declare_rules! {
     /// Add `worker` to a Linux node's roles, or add a Linux worker.
     ///
     /// ### References
-    /// Rancher 2.3 Windows guide ("a Linux worker node is required"); facts-windows.md §7.
+    /// Rancher 2.3 "Configuring Custom Clusters for Windows" ("a Linux worker node is required").
     NO_LINUX_WORKER = ("HG402", "no-linux-worker", Error, Some(check_linux_worker));
 
     /// ### What it checks
