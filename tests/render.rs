@@ -414,3 +414,43 @@ fn listed_paths_are_exactly_the_rendered_ones() {
     }
     assert!(compared > 100, "only {compared} specs compared");
 }
+
+/// Two renders of one spec into one new directory at once (two CI jobs, a script run twice): both
+/// succeed and the result is whole, round after round.
+#[test]
+fn concurrent_renders_into_one_new_directory_both_succeed() {
+    let spec = root().join("tests/fixtures/render/aws-host-gw.yaml");
+    let reference = scratch("concurrent-reference");
+    assert!(render(&spec, &reference).status.success());
+    let expected = tree(&reference);
+    for round in 0..20 {
+        let out = scratch(&format!("concurrent-{round}"));
+        let start = |_| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_hybridgen"));
+            command
+                .args([
+                    "render",
+                    spec.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                ])
+                .env("KUBEADM_TOKEN", TOKEN)
+                .env("KUBEADM_CA_HASH", CA_HASH)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            command.spawn().unwrap()
+        };
+        let children: Vec<_> = (0..2).map(start).collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        assert_eq!(tree(&out), expected, "round {round}");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    std::fs::remove_dir_all(&reference).unwrap();
+}
