@@ -28,13 +28,21 @@ pub struct WriteError(pub String);
 pub struct Written {
     pub changed: Vec<String>,
     pub unchanged: Vec<String>,
+    /// Files an earlier render wrote that this one no longer renders (a node renamed or removed,
+    /// a backend changed), removed so that no stale file, secret or not, stays behind.
+    pub removed: Vec<String>,
 }
 
 /// A rendered file that differs from the one on disk.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Drift {
     Missing(String),
-    Differs { path: String, diff: String },
+    Differs {
+        path: String,
+        diff: String,
+    },
+    /// A file an earlier render wrote that the spec no longer renders.
+    Obsolete(String),
 }
 
 fn error(path: &Path, what: &str, cause: impl std::fmt::Display) -> WriteError {
@@ -136,8 +144,15 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
         fs::rename(temporary, destination)
             .map_err(|cause| error(destination, "cannot replace", cause))?;
     }
-    let mut listed: BTreeSet<String> = manifest;
-    listed.extend(artifacts.iter().map(|artifact| artifact.path.clone()));
+    let mut listed: BTreeSet<String> = artifacts.iter().map(|a| a.path.clone()).collect();
+    for path in obsolete(out, &manifest, &listed) {
+        if remove_obsolete(out, &path) {
+            written.removed.push(path);
+        } else {
+            // Kept on the list, so that the next render tries again.
+            listed.insert(path);
+        }
+    }
     let text: String = listed.iter().map(|path| format!("{path}\n")).collect();
     let manifest_path = out.join(MANIFEST);
     if fs::read_to_string(&manifest_path).ok().as_deref() != Some(text.as_str()) {
@@ -283,6 +298,55 @@ fn write_new_file(path: &Path, contents: &str, mode: u32) -> io::Result<()> {
     options.open(path)?.write_all(contents.as_bytes())
 }
 
+/// The files of the manifest that are not rendered any more and are still on disk as regular
+/// files inside `out` (no entry that leaves it, or passes through a symlink, is ever touched).
+fn obsolete(out: &Path, manifest: &BTreeSet<String>, rendered: &BTreeSet<String>) -> Vec<String> {
+    manifest
+        .iter()
+        .filter(|path| !rendered.contains(*path))
+        .filter(|path| {
+            target(out, path).is_ok_and(|file| {
+                inside_without_links(out, &file)
+                    && fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file())
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// Whether every directory between `out` and `file` is a real directory, not a symlink.
+fn inside_without_links(out: &Path, file: &Path) -> bool {
+    let Some(parent) = file.parent() else {
+        return false;
+    };
+    let Ok(relative) = parent.strip_prefix(out) else {
+        return false;
+    };
+    let mut current = out.to_path_buf();
+    relative.components().all(|part| {
+        current.push(part);
+        fs::symlink_metadata(&current).is_ok_and(|meta| meta.is_dir())
+    })
+}
+
+/// Removes an obsolete file and the directories it leaves empty, up to `out`.
+fn remove_obsolete(out: &Path, path: &str) -> bool {
+    let Ok(file) = target(out, path) else {
+        return false;
+    };
+    if fs::remove_file(&file).is_err() {
+        return false;
+    }
+    let mut dir = file.parent();
+    while let Some(current) = dir.filter(|current| *current != out && current.starts_with(out)) {
+        if fs::remove_dir(current).is_err() {
+            break;
+        }
+        dir = current.parent();
+    }
+    true
+}
+
 /// Compares rendered artifacts with `out` without writing anything. Files holding secrets are
 /// compared with the secret values masked on both sides.
 pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteError> {
@@ -308,6 +372,12 @@ pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteErro
             });
         }
     }
+    let rendered: BTreeSet<String> = artifacts.iter().map(|a| a.path.clone()).collect();
+    drift.extend(
+        obsolete(out, &read_manifest(out), &rendered)
+            .into_iter()
+            .map(Drift::Obsolete),
+    );
     Ok(drift)
 }
 
@@ -550,5 +620,56 @@ mod tests {
         ] {
             assert_eq!(staging_pid(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn files_no_longer_rendered_are_removed_and_checked() {
+        let out = scratch("obsolete");
+        let mut before = artifacts();
+        before.push(Artifact::new("gone/deep/old.yml", "old: 1\n"));
+        write_all(&out, &before, false).unwrap();
+        fs::write(out.join("gone/mine.txt"), "a user's file\n").unwrap();
+        let drift = check(&out, &artifacts()).unwrap();
+        assert_eq!(drift, [Drift::Obsolete("gone/deep/old.yml".into())]);
+        let written = write_all(&out, &artifacts(), false).unwrap();
+        assert_eq!(written.removed, ["gone/deep/old.yml"]);
+        assert!(
+            !out.join("gone/deep").exists(),
+            "the emptied directory stays"
+        );
+        assert!(
+            out.join("gone/mine.txt").exists(),
+            "a file hybridgen did not write was removed"
+        );
+        let listed = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        assert!(!listed.contains("gone/"), "{listed}");
+        assert!(check(&out, &artifacts()).unwrap().is_empty());
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_obsolete_entry_never_reaches_outside_the_directory() {
+        let out = scratch("obsolete-escape");
+        let elsewhere = scratch("obsolete-elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("precious.txt"), "keep\n").unwrap();
+        write_all(&out, &artifacts(), false).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("link")).unwrap();
+        let manifest = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        let planted = format!(
+            "{manifest}link/precious.txt\n../{}/precious.txt\n",
+            elsewhere.file_name().unwrap().to_string_lossy()
+        );
+        fs::write(out.join(MANIFEST), planted).unwrap();
+        assert!(check(&out, &artifacts()).unwrap().is_empty());
+        let written = write_all(&out, &artifacts(), false).unwrap();
+        assert!(written.removed.is_empty());
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("precious.txt")).unwrap(),
+            "keep\n"
+        );
+        fs::remove_dir_all(&out).unwrap();
+        fs::remove_dir_all(&elsewhere).unwrap();
     }
 }
