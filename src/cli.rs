@@ -498,10 +498,14 @@ fn render(args: RenderArgs) -> Outcome {
             ),
             Ok(drift) => {
                 let mut text = format!(
-                    "{} of {} artifacts in {} are stale:\n",
-                    drift.len(),
-                    artifacts.len(),
-                    out.display()
+                    "{} stale in {} ({} artifacts rendered):\n",
+                    if drift.len() == 1 {
+                        "1 file is".to_string()
+                    } else {
+                        format!("{} files are", drift.len())
+                    },
+                    out.display(),
+                    artifacts.len()
                 );
                 for item in &drift {
                     match item {
@@ -513,6 +517,9 @@ fn render(args: RenderArgs) -> Outcome {
                             if !diff.ends_with('\n') {
                                 text.push('\n');
                             }
+                        }
+                        crate::render::write::Drift::Obsolete(path) => {
+                            text.push_str(&format!("no longer rendered: {path}\n"))
                         }
                     }
                 }
@@ -534,13 +541,23 @@ fn render(args: RenderArgs) -> Outcome {
             for path in &written.changed {
                 text.push_str(&format!("wrote {}\n", out.join(path).display()));
             }
+            for path in &written.removed {
+                text.push_str(&format!(
+                    "removed {} (no longer rendered)\n",
+                    out.join(path).display()
+                ));
+            }
             text.push_str(&format!(
-                "{} artifacts in {}: {} written, {} unchanged\n",
+                "{} artifacts in {}: {} written, {} unchanged",
                 artifacts.len(),
                 out.display(),
                 written.changed.len(),
                 written.unchanged.len()
             ));
+            if !written.removed.is_empty() {
+                text.push_str(&format!(", {} removed", written.removed.len()));
+            }
+            text.push('\n');
             emit(&text, Outcome::Clean)
         }
         Err(error) => {

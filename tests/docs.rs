@@ -65,3 +65,97 @@ fn rules_reference_is_current() {
         "docs/rules.md is stale; run `HYBRIDGEN_UPDATE_DOCS=1 cargo test --test docs`"
     );
 }
+
+/// Whether `text` names one of the team's research notes: a `facts-*.md` file, the shared folder
+/// beside the checkout, or a copy of a source document kept there. Users cannot open those; what
+/// they read cites the public source (repository and path, PR or issue, documentation page).
+fn cites_private_notes(text: &str) -> Option<String> {
+    let shared = ["..", "/shared"].concat();
+    let copies = ["reference", "/"].concat();
+    for (at, _) in text.match_indices("facts-") {
+        let name: String = text[at + 6..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+            .collect();
+        if !name.is_empty() && text[at + 6 + name.len()..].starts_with(".md") {
+            return Some(format!("facts-{name}.md"));
+        }
+    }
+    if text.contains(shared.as_str()) {
+        return Some(shared);
+    }
+    // `reference/x.md` standing alone names a copy kept beside the notes; a documentation path
+    // such as `docs/reference/...` is public.
+    text.match_indices(copies.as_str())
+        .find(|(at, _)| {
+            text[..*at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_ascii_alphanumeric() || "/-_.".contains(c)))
+        })
+        .map(|_| copies)
+}
+
+/// Every file a user of the repository can read: everything but build output, virtual
+/// environments, version control and this test itself.
+fn readable_files(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            let skipped = matches!(name.as_str(), "target" | ".git" | "corpus" | "artifacts")
+                || name.starts_with(".venv");
+            if !skipped {
+                readable_files(&path, found);
+            }
+        } else if path != root().join("tests/docs.rs") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_user_facing_text_cites_a_facts_file() {
+    let mut files = Vec::new();
+    readable_files(root(), &mut files);
+    assert!(
+        files.len() > 100,
+        "the walk found only {} files",
+        files.len()
+    );
+    let offenders: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).ok()?;
+            let cited = cites_private_notes(&text)?;
+            Some(format!(
+                "{}: {cited}",
+                path.strip_prefix(root()).unwrap_or(path).display()
+            ))
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "cite the public source instead of the team's notes:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_citation_check_finds_each_kind_of_private_note() {
+    assert_eq!(
+        cites_private_notes("see facts-windows.md §2").as_deref(),
+        Some("facts-windows.md")
+    );
+    assert!(cites_private_notes(&["../", "shared/design"].concat()).is_some());
+    assert!(cites_private_notes(&["Source: ", "reference/", "x.md"].concat()).is_some());
+    assert!(
+        cites_private_notes("kubernetes/website `content/en/docs/concepts/windows/intro.md`")
+            .is_none()
+    );
+    assert!(cites_private_notes("facts-of-life").is_none());
+    assert!(cites_private_notes("kubernetes.io/docs/reference/kubectl/").is_none());
+}

@@ -414,3 +414,97 @@ fn listed_paths_are_exactly_the_rendered_ones() {
     }
     assert!(compared > 100, "only {compared} specs compared");
 }
+
+/// Two renders of one spec into one new directory at once (two CI jobs, a script run twice): both
+/// succeed and the result is whole, round after round.
+#[test]
+fn concurrent_renders_into_one_new_directory_both_succeed() {
+    let spec = root().join("tests/fixtures/render/aws-host-gw.yaml");
+    let reference = scratch("concurrent-reference");
+    assert!(render(&spec, &reference).status.success());
+    let expected = tree(&reference);
+    for round in 0..20 {
+        let out = scratch(&format!("concurrent-{round}"));
+        let start = |_| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_hybridgen"));
+            command
+                .args([
+                    "render",
+                    spec.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                ])
+                .env("KUBEADM_TOKEN", TOKEN)
+                .env("KUBEADM_CA_HASH", CA_HASH)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            command.spawn().unwrap()
+        };
+        let children: Vec<_> = (0..2).map(start).collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        assert_eq!(tree(&out), expected, "round {round}");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    std::fs::remove_dir_all(&reference).unwrap();
+}
+
+/// Renaming a Windows node leaves no stale copy of its old files (they hold the join secrets):
+/// `--check` names them, and `render` removes them.
+#[test]
+fn files_of_a_renamed_node_are_reported_then_removed() {
+    let out = scratch("renamed-node");
+    let spec_dir = scratch("renamed-node-spec");
+    std::fs::create_dir_all(&spec_dir).unwrap();
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    assert!(render(&root().join(MAIN_EXAMPLE), &out).status.success());
+    let old_dir = out.join("windows/win-worker-0");
+    assert!(old_dir.is_dir(), "the example has a node win-worker-0");
+    let renamed = spec_dir.join("renamed.yaml");
+    std::fs::write(
+        &renamed,
+        original.replace("name: win-worker-0", "name: win-worker-9"),
+    )
+    .unwrap();
+    let renamed_arg = renamed.to_str().unwrap();
+    let out_arg = out.to_str().unwrap();
+    let check = hybridgen(
+        &["render", renamed_arg, "--out", out_arg, "--check"],
+        false,
+        root(),
+    );
+    assert_eq!(check.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        report.contains("no longer rendered: windows/win-worker-0/"),
+        "{report}"
+    );
+    let output = hybridgen(&["render", renamed_arg, "--out", out_arg], true, root());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("removed "));
+    assert!(!old_dir.exists(), "the old node's directory stays");
+    assert!(out.join("windows/win-worker-9").is_dir());
+    let check = hybridgen(
+        &["render", renamed_arg, "--out", out_arg, "--check"],
+        false,
+        root(),
+    );
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&spec_dir).unwrap();
+}

@@ -3,6 +3,7 @@
 //! renderer both read these numbers, so what is checked is what is deployed.
 
 pub mod address;
+pub mod flannel_release;
 pub mod pins;
 pub mod subnets;
 pub mod version;
@@ -12,6 +13,7 @@ pub use address::InputError;
 use crate::spec::{Backend, Os, Role, Runtime, Spec};
 use ipnet::Ipv4Net;
 use std::net::Ipv4Addr;
+pub use version::release_tag;
 use version::{Release, WindowsBuild};
 
 /// A value parsed from the spec, or why it could not be.
@@ -62,6 +64,8 @@ pub const DOCKERSHIM_REMOVED: (u32, u32) = (1, 24);
 #[derive(Debug, Clone)]
 pub struct FlannelPlan {
     pub version: Parsed<Release>,
+    /// The release's row in the release table (`None` when the version does not parse).
+    pub release: Option<flannel_release::Resolved>,
     pub backend: Backend,
     pub vni: u32,
     pub port: u16,
@@ -271,15 +275,13 @@ fn plan_flannel(spec: &Spec, has_windows: bool, setup: Option<WindowsSetup>) -> 
     let backend = flannel.backend;
     let vni = flannel.vni.unwrap_or(if has_windows { 4096 } else { 1 });
     let host_process = setup == Some(WindowsSetup::HostProcess);
+    let written = flannel
+        .version
+        .as_deref()
+        .unwrap_or(DEFAULT_FLANNEL_VERSION);
     FlannelPlan {
-        version: parse_release(
-            flannel
-                .version
-                .as_deref()
-                .unwrap_or(DEFAULT_FLANNEL_VERSION),
-            "flannel version",
-            "v0.11.0",
-        ),
+        version: parse_release(written, "flannel version", "v0.11.0"),
+        release: flannel_release::resolve(written),
         backend,
         // flannel's Windows backend requires VNI >= 4096 and UDP 4789; Linux defaults to 1 and 8472.
         vni,
@@ -407,18 +409,6 @@ fn plan_windows(
 pub fn supports_dsr(build: &WindowsBuild) -> bool {
     build.build > 17763
         || (build.build == 17763 && build.revision.is_some_and(|r| r >= DSR_REVISION))
-}
-
-/// A release as an image and download tag: `v` and the version as written (a pre-release suffix
-/// kept), or `None` when it is not a release or holds characters a tag cannot.
-pub fn release_tag(written: &str) -> Option<String> {
-    let bare = written.strip_prefix('v').unwrap_or(written);
-    let safe = !bare.is_empty()
-        && bare.len() < 100
-        && bare
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    (safe && Release::parse(bare).is_some()).then(|| format!("v{bare}"))
 }
 
 fn parse_windows_build(text: &str) -> Parsed<WindowsBuild> {

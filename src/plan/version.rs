@@ -170,6 +170,18 @@ pub fn image_runs_on(image_build: u32, host_build: u32) -> bool {
     }
 }
 
+/// A release as an image and download tag: `v` and the version as written (a pre-release suffix
+/// kept), or `None` when it is not a release or holds characters a tag cannot.
+pub fn release_tag(written: &str) -> Option<String> {
+    let bare = written.strip_prefix('v').unwrap_or(written);
+    let safe = !bare.is_empty()
+        && bare.len() < 100
+        && bare
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    (safe && Release::parse(bare).is_some()).then(|| format!("v{bare}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

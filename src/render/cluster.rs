@@ -20,7 +20,8 @@ pub fn kubeadm_api_version(kubernetes: &Release) -> &'static str {
 }
 
 /// The controller-manager flag for the node mask: the per-family flag from 1.17 on, which is also
-/// the one kubeadm's own validation reads (facts-ipplan-rules.md IP035).
+/// the one kubeadm's own validation reads (`getClusterNodeMask` in kubernetes/kubernetes
+/// `cmd/kubeadm/app/apis/kubeadm/validation/validation.go`).
 fn node_mask_flag(kubernetes: &Release) -> &'static str {
     if kubernetes.at_least(1, 17) {
         "node-cidr-mask-size-ipv4"

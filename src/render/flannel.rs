@@ -1,17 +1,20 @@
-//! The flannel artifacts: `kube-flannel.yml` in the flavour of the spec's flannel release, and the
+//! The flannel artifacts: `kube-flannel.yml` as the spec's flannel release ships it, and the
 //! node-selector patches (plus the script that applies them) that keep the Linux DaemonSets off the
 //! Windows nodes.
 //!
-//! Three manifest flavours follow flannel's own `Documentation/kube-flannel.yml`:
-//! - before v0.13.0: per-architecture DaemonSets in `kube-system`, scheduled on the `beta.` labels;
-//! - v0.13.0 to v0.18.x: one DaemonSet `kube-flannel-ds` in `kube-system`;
-//! - v0.19.0 on: one DaemonSet `kube-flannel-ds` in its own `kube-flannel` namespace, no
-//!   PodSecurityPolicy.
+//! The manifest is the release's own `Documentation/kube-flannel.yml`, driven by its row of the
+//! release table (`plan::flannel_release`), with only these differences (the README lists them):
+//! - `net-conf.json` carries the planned Network and Backend, and `cni-conf.json` the planned name;
+//! - the flanneld image is the release's own where the tag's manifest lagged a release;
+//! - what the target Kubernetes no longer serves is left out or written as it serves it: no
+//!   PodSecurityPolicy from 1.25 (policy/v1beta1 removed), RBAC v1 from 1.22 (v1beta1 removed);
+//! - the PodSecurityPolicy allows every host path the pod mounts (upstream's omits `/opt/cni/bin`
+//!   and `/run/xtables.lock`, which a cluster enforcing PodSecurityPolicy then refuses).
 //!
-//! Every version decision is made here; the templates only format the values computed below.
+//! Every version decision is made here from the table; the templates only format the values.
 
 use super::{Artifact, Input, RenderError};
-use crate::plan::DEFAULT_FLANNEL_VERSION;
+use crate::plan::flannel_release::{Feature, FlannelRelease, Layout, PER_ARCH, Rbac, Resolved};
 use crate::plan::version::Release;
 use crate::spec::Backend;
 use minijinja::context;
@@ -38,110 +41,39 @@ pub const PATHS: [&str; 4] = [
 const FLANNEL_PATCH_FILE: &str = "kube-flannel-ds.node-selector.yml";
 const KUBE_PROXY_PATCH_FILE: &str = "kube-proxy.node-selector.yml";
 
-/// The architectures of the per-architecture DaemonSets before v0.13.0, in manifest order.
-const LEGACY_ARCHES: [&str; 5] = ["amd64", "arm64", "arm", "ppc64le", "s390x"];
-
-/// The first release with one multi-arch DaemonSet scheduled on `kubernetes.io/os`.
-const SINGLE_DAEMONSET: Release = Release::new(0, 13, 0);
-/// The first release in the `kube-flannel` namespace, without PodSecurityPolicy.
-const OWN_NAMESPACE: Release = Release::new(0, 19, 0);
-
 /// The Kubernetes release that removed `policy/v1beta1` PodSecurityPolicy.
 const PSP_REMOVED: (u32, u32) = (1, 25);
+/// The Kubernetes release that removed `rbac.authorization.k8s.io/v1beta1`.
+const RBAC_V1BETA1_REMOVED: (u32, u32) = (1, 22);
 /// The Kubernetes release whose kubelet labels nodes `kubernetes.io/os`.
 const OS_LABEL_GA: (u32, u32) = (1, 14);
-/// The Kubernetes release that serves `rbac.authorization.k8s.io/v1`.
-const RBAC_V1: (u32, u32) = (1, 8);
 
-/// The flannel-cni-plugin image each listed manifest ships (facts-flannel §1b), by the first
-/// flannel release that uses it; a release uses the row of the newest release at or before it.
-const CNI_PLUGIN_IMAGES: [(Release, &str); 6] = [
-    (
-        Release::new(0, 15, 0),
-        "rancher/mirrored-flannelcni-flannel-cni-plugin:v1.2",
-    ),
-    (
-        Release::new(0, 21, 0),
-        "docker.io/flannel/flannel-cni-plugin:v1.1.2",
-    ),
-    (
-        Release::new(0, 25, 0),
-        "docker.io/flannel/flannel-cni-plugin:v1.4.0-flannel1",
-    ),
-    (
-        Release::new(0, 26, 0),
-        "docker.io/flannel/flannel-cni-plugin:v1.5.1-flannel2",
-    ),
-    (
-        Release::new(0, 27, 0),
-        "ghcr.io/flannel-io/flannel-cni-plugin:v1.7.1-flannel1",
-    ),
-    (
-        Release::new(0, 28, 9),
-        "ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3",
-    ),
-];
-
-/// The shape of `kube-flannel.yml`, chosen by the flannel release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flavour {
-    /// Before v0.13.0: `kube-flannel-ds-<arch>` DaemonSets in `kube-system`.
-    Legacy,
-    /// v0.13.0 to v0.18.x: `kube-flannel-ds` in `kube-system`.
-    Between,
-    /// v0.19.0 on: `kube-flannel-ds` in `kube-flannel`.
-    Current,
+fn describe(layout: Layout) -> &'static str {
+    match layout {
+        Layout::PerArch => {
+            "v0.11-era flavour (before v0.13.0): per-architecture DaemonSets in kube-system"
+        }
+        Layout::KubeSystem => "v0.13-v0.18 flavour: one DaemonSet kube-flannel-ds in kube-system",
+        Layout::KubeFlannel => {
+            "current flavour (v0.19.0 and later): one DaemonSet kube-flannel-ds in namespace kube-flannel"
+        }
+    }
 }
 
-impl Flavour {
-    pub fn of(release: Release) -> Self {
-        if release < SINGLE_DAEMONSET {
-            Flavour::Legacy
-        } else if release < OWN_NAMESPACE {
-            Flavour::Between
-        } else {
-            Flavour::Current
-        }
-    }
-
-    pub fn namespace(self) -> &'static str {
-        match self {
-            Flavour::Legacy | Flavour::Between => "kube-system",
-            Flavour::Current => "kube-flannel",
-        }
-    }
-
-    /// The flannel DaemonSets of the manifest, in manifest order.
-    pub fn daemonset_names(self) -> Vec<String> {
-        match self {
-            Flavour::Legacy => LEGACY_ARCHES
-                .iter()
-                .map(|arch| format!("kube-flannel-ds-{arch}"))
-                .collect(),
-            Flavour::Between | Flavour::Current => vec!["kube-flannel-ds".to_string()],
-        }
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            Flavour::Legacy => {
-                "v0.11-era flavour (before v0.13.0): per-architecture DaemonSets in kube-system"
-            }
-            Flavour::Between => "v0.13-v0.18 flavour: one DaemonSet kube-flannel-ds in kube-system",
-            Flavour::Current => {
-                "current flavour (v0.19.0 and later): one DaemonSet kube-flannel-ds in namespace kube-flannel"
-            }
-        }
-    }
+/// The release a plan renders, or why it cannot.
+pub(crate) fn planned_release<'a>(input: &'a Input) -> Result<&'a Resolved, RenderError> {
+    input
+        .plan
+        .flannel
+        .release
+        .as_ref()
+        .ok_or_else(|| RenderError("flannel: `flannel.version` is not a release".into()))
 }
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
-    let release = plan
-        .flannel
-        .version
-        .clone()
-        .map_err(|_| RenderError("flannel: `flannel.version` is not a release".into()))?;
+    let release = planned_release(input)?;
+    let row = release.row;
     let kubernetes = plan
         .kubernetes_version
         .clone()
@@ -150,12 +82,11 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .cluster_cidr
         .as_ref()
         .map_err(|_| RenderError("flannel: `network.clusterCidr` is not a CIDR".into()))?;
-    let flavour = Flavour::of(release);
-    let tag = image_tag(input.spec.flannel.version.as_deref(), release);
+    let layout = row.layout;
 
     let net_conf = NetConf {
         network: cluster_cidr.to_string(),
-        enable_nftables: release.at_least(0, 25).then_some(false),
+        enable_nftables: row.has(Feature::EnableNfTables).then_some(false),
         backend: match plan.flannel.backend {
             Backend::Vxlan => BackendConf {
                 kind: "vxlan",
@@ -182,11 +113,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     };
     let cni_conf = CniConf {
         name: cni_name,
-        cni_version: if flavour == Flavour::Legacy {
-            "0.2.0"
-        } else {
-            "0.3.1"
-        },
+        cni_version: row.cni_version,
         plugins: (
             FlannelPlugin {
                 kind: "flannel",
@@ -204,93 +131,141 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         ),
     };
 
-    let psp = flavour != Flavour::Current && !kubernetes.at_least(PSP_REMOVED.0, PSP_REMOVED.1);
-    let cni_plugin_image = cni_plugin_image(release);
-    let xtables_lock = release.at_least(0, 18);
+    let manifest = manifest(
+        release,
+        &kubernetes,
+        json_block(&cni_conf)?,
+        json_block(&net_conf)?,
+    );
+    let manifest_text =
+        super::template(MANIFEST_TEMPLATE)?.render(context! { m => Serde(&manifest) })?;
+    let mut artifacts = vec![Artifact::new(MANIFEST_PATH, manifest_text)];
+    artifacts.extend(patches(layout, &kubernetes)?);
+    Ok(artifacts)
+}
+
+/// What the template formats, decided from the release's row and the target Kubernetes.
+fn manifest(
+    release: &Resolved,
+    kubernetes: &Release,
+    cni_conf: String,
+    net_conf: String,
+) -> Manifest {
+    let row = release.row;
+    let has = |feature| row.has(feature);
+    let psp_served = !kubernetes.at_least(PSP_REMOVED.0, PSP_REMOVED.1);
+    let psp = has(Feature::PodSecurityPolicy) && psp_served;
+    let rbac_v1beta1 = row.rbac == Rbac::V1beta1
+        && !kubernetes.at_least(RBAC_V1BETA1_REMOVED.0, RBAC_V1BETA1_REMOVED.1);
     let mut psp_host_paths = vec!["/etc/cni/net.d", "/etc/kube-flannel", "/run/flannel"];
-    if cni_plugin_image.is_some() {
+    if row.cni_plugin_image.is_some() {
         psp_host_paths.push("/opt/cni/bin");
     }
-    if xtables_lock {
+    if has(Feature::XtablesLock) {
         psp_host_paths.push("/run/xtables.lock");
     }
-    let mut notes = Vec::new();
-    if flavour != Flavour::Current && !psp {
-        notes.push(format!(
-            "No PodSecurityPolicy: Kubernetes {kubernetes} no longer serves policy/v1beta1 (removed in {}.{}).",
-            PSP_REMOVED.0, PSP_REMOVED.1
-        ));
-    }
-    let daemonsets = match flavour {
-        Flavour::Legacy => LEGACY_ARCHES
+    let image = release.image();
+    let daemonsets = match row.layout {
+        Layout::PerArch => PER_ARCH
             .iter()
             .map(|arch| DaemonSet {
                 name: format!("kube-flannel-ds-{arch}"),
                 arch: Some(*arch),
-                image: format!("quay.io/coreos/flannel:{tag}-{arch}"),
+                image: format!("{image}-{arch}"),
             })
             .collect(),
-        Flavour::Between | Flavour::Current => vec![DaemonSet {
+        Layout::KubeSystem | Layout::KubeFlannel => vec![DaemonSet {
             name: "kube-flannel-ds".into(),
             arch: None,
-            image: flannel_image(release, &tag),
+            image: image.clone(),
         }],
     };
-    let manifest = Manifest {
-        flavour_line: format!("flannel {tag}, {}.", flavour.describe()),
-        notes,
-        namespace: flavour.namespace(),
-        namespace_object: flavour == Flavour::Current,
-        k8s_app_labels: release.at_least(0, 22),
+    Manifest {
+        flavour_line: format!("flannel {}, {}.", release.tag, describe(row.layout)),
+        notes: notes(release, kubernetes, psp_served, rbac_v1beta1),
+        namespace: row.layout.namespace(),
+        namespace_object: row.layout == Layout::KubeFlannel,
+        k8s_app_labels: has(Feature::K8sAppLabels),
         psp,
         psp_host_paths,
-        rbac_api_version: if kubernetes.at_least(RBAC_V1.0, RBAC_V1.1) {
-            "rbac.authorization.k8s.io/v1"
-        } else {
+        rbac_api_version: if rbac_v1beta1 {
             "rbac.authorization.k8s.io/v1beta1"
-        },
-        node_verbs: if flavour == Flavour::Current {
-            vec!["get", "list", "watch"]
         } else {
-            vec!["list", "watch"]
+            "rbac.authorization.k8s.io/v1"
         },
-        cni_conf: json_block(&cni_conf)?,
-        net_conf: json_block(&net_conf)?,
+        nodes_get: has(Feature::NodesGet),
+        cluster_cidrs: has(Feature::ClusterCidrs),
+        cni_conf,
+        net_conf,
         daemonsets,
-        os_label: if flavour == Flavour::Legacy {
+        os_label: if row.layout == Layout::PerArch {
             "beta.kubernetes.io/os"
         } else {
             "kubernetes.io/os"
         },
         arch_label: "beta.kubernetes.io/arch",
-        priority_class: flavour != Flavour::Legacy,
-        cni_plugin_image,
-        install_conf: release >= Release::new(0, 28, 9),
-        limits: !release.at_least(0, 21),
-        capabilities: if flavour == Flavour::Legacy {
-            vec!["NET_ADMIN"]
-        } else {
+        priority_class: has(Feature::PriorityClass),
+        cni_plugin_image: row.cni_plugin_image,
+        install_conf: has(Feature::InstallConf),
+        limits: has(Feature::Limits),
+        capabilities: if has(Feature::NetRaw) {
             vec!["NET_ADMIN", "NET_RAW"]
+        } else {
+            vec!["NET_ADMIN"]
         },
-        event_queue_depth: release.at_least(0, 18),
-        cont_when_cache_not_ready: release.at_least(0, 27),
-        healthz: release >= Release::new(0, 28, 9),
-        xtables_lock,
-    };
-    let manifest_text =
-        super::template(MANIFEST_TEMPLATE)?.render(context! { m => Serde(&manifest) })?;
+        event_queue_depth: has(Feature::EventQueueDepth),
+        cont_when_cache_not_ready: has(Feature::ContWhenCacheNotReady),
+        healthz: has(Feature::Healthz),
+        xtables_lock: has(Feature::XtablesLock),
+    }
+}
 
-    // Legacy manifests schedule on the `beta.` labels; clusters before 1.14 have no others.
+/// The header lines that say where this file departs from the release's own manifest.
+fn notes(
+    release: &Resolved,
+    kubernetes: &Release,
+    psp_served: bool,
+    rbac_v1beta1: bool,
+) -> Vec<String> {
+    let row: &FlannelRelease = release.row;
+    let mut notes = Vec::new();
+    if !release.known {
+        notes.push(format!(
+            "flannel {} is not in hybridgen's release table: this is the manifest of {}, the nearest known release, with the image {}.",
+            release.tag,
+            row.tag(),
+            release.image()
+        ));
+    }
+    if row.has(Feature::PodSecurityPolicy) && !psp_served {
+        notes.push(format!(
+            "No PodSecurityPolicy: Kubernetes {kubernetes} no longer serves policy/v1beta1 (removed in {}.{}).",
+            PSP_REMOVED.0, PSP_REMOVED.1
+        ));
+    }
+    if row.rbac == Rbac::V1beta1 && !rbac_v1beta1 {
+        notes.push(format!(
+            "RBAC objects in rbac.authorization.k8s.io/v1: Kubernetes {kubernetes} no longer serves v1beta1 (removed in {}.{}).",
+            RBAC_V1BETA1_REMOVED.0, RBAC_V1BETA1_REMOVED.1
+        ));
+    }
+    notes
+}
+
+/// The node-selector patches for the layout's DaemonSets and kube-proxy, and the script that
+/// applies them.
+fn patches(layout: Layout, kubernetes: &Release) -> Result<Vec<Artifact>, RenderError> {
+    // Per-architecture manifests schedule on the `beta.` labels; clusters before 1.14 have no others.
     let mut labels = Vec::new();
-    if flavour == Flavour::Legacy || !kubernetes.at_least(OS_LABEL_GA.0, OS_LABEL_GA.1) {
+    if layout == Layout::PerArch || !kubernetes.at_least(OS_LABEL_GA.0, OS_LABEL_GA.1) {
         labels.push("beta.kubernetes.io/os");
     }
     if kubernetes.at_least(OS_LABEL_GA.0, OS_LABEL_GA.1) {
         labels.push("kubernetes.io/os");
     }
-    let flannel_target = match flavour {
-        Flavour::Legacy => "the flannel DaemonSets kube-flannel-ds-<arch>",
-        Flavour::Between | Flavour::Current => "the flannel DaemonSet kube-flannel-ds",
+    let flannel_target = match layout {
+        Layout::PerArch => "the flannel DaemonSets kube-flannel-ds-<arch>",
+        Layout::KubeSystem | Layout::KubeFlannel => "the flannel DaemonSet kube-flannel-ds",
     };
     let node_selector = super::template(NODE_SELECTOR_TEMPLATE)?;
     let flannel_patch = node_selector.render(context! {
@@ -302,74 +277,32 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         labels => labels,
     })?;
 
-    let mut patches: Vec<PatchCommand> = flavour
+    let mut commands: Vec<PatchCommand> = layout
         .daemonset_names()
         .into_iter()
         .map(|name| PatchCommand {
             message: format!(
                 "Pinning ds/{name} (namespace {}) to Linux nodes",
-                flavour.namespace()
+                layout.namespace()
             ),
             name,
-            namespace: flavour.namespace(),
+            namespace: layout.namespace(),
             file: FLANNEL_PATCH_FILE,
         })
         .collect();
-    patches.push(PatchCommand {
+    commands.push(PatchCommand {
         message: "Pinning ds/kube-proxy (namespace kube-system) to Linux nodes".into(),
         name: "kube-proxy".into(),
         namespace: "kube-system",
         file: KUBE_PROXY_PATCH_FILE,
     });
-    let apply = super::template(APPLY_TEMPLATE)?.render(context! { patches => Serde(&patches) })?;
-
+    let apply =
+        super::template(APPLY_TEMPLATE)?.render(context! { patches => Serde(&commands) })?;
     Ok(vec![
-        Artifact::new(MANIFEST_PATH, manifest_text),
         Artifact::new(FLANNEL_PATCH_PATH, flannel_patch),
         Artifact::new(KUBE_PROXY_PATCH_PATH, kube_proxy_patch),
         Artifact::new(APPLY_PATH, apply),
     ])
-}
-
-/// The image tag of a release: the spec's own spelling (keeping a pre-release suffix such as
-/// `-rc1`) when it is a valid tag, else `v<release>`.
-fn image_tag(written: Option<&str>, release: Release) -> String {
-    let text = written.unwrap_or(DEFAULT_FLANNEL_VERSION);
-    let bare = text.strip_prefix('v').unwrap_or(text);
-    let valid = !bare.is_empty()
-        && bare.len() < 128
-        && bare
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if valid && Release::parse(bare) == Some(release) {
-        format!("v{bare}")
-    } else {
-        format!("v{release}")
-    }
-}
-
-/// The multi-arch flannel image of a release from v0.13.0 on (facts-flannel §1b).
-fn flannel_image(release: Release, tag: &str) -> String {
-    let repository = if !release.at_least(0, 16) {
-        "quay.io/coreos/flannel"
-    } else if !release.at_least(0, 20) {
-        "rancher/mirrored-flannelcni-flannel"
-    } else if !release.at_least(0, 27) {
-        "docker.io/flannel/flannel"
-    } else {
-        "ghcr.io/flannel-io/flannel"
-    };
-    format!("{repository}:{tag}")
-}
-
-/// The flannel-cni-plugin image, from v0.15.0 on: that of the newest listed release at or before
-/// `release`.
-fn cni_plugin_image(release: Release) -> Option<&'static str> {
-    CNI_PLUGIN_IMAGES
-        .iter()
-        .rev()
-        .find(|(first, _)| *first <= release)
-        .map(|(_, image)| *image)
 }
 
 /// Pretty JSON, indented four spaces for a YAML block scalar under `data:`.
@@ -459,7 +392,8 @@ struct Manifest {
     psp: bool,
     psp_host_paths: Vec<&'static str>,
     rbac_api_version: &'static str,
-    node_verbs: Vec<&'static str>,
+    nodes_get: bool,
+    cluster_cidrs: bool,
     cni_conf: String,
     net_conf: String,
     daemonsets: Vec<DaemonSet>,
@@ -495,6 +429,7 @@ struct PatchCommand {
 mod tests {
     use super::*;
     use crate::plan::Plan;
+    use crate::plan::flannel_release::{RELEASES, resolve};
     use crate::render::Secrets;
     use crate::spec::Spec;
     use serde::Deserialize;
@@ -707,16 +642,17 @@ nodes:
                 .unwrap()
                 .contains("podsecuritypolicies")
         );
+        // As the manifest the Kubernetes Windows guide deploys: Kubernetes 1.16 still serves v1beta1.
         assert_eq!(
             str_of(role, &["apiVersion"]),
-            "rbac.authorization.k8s.io/v1"
+            "rbac.authorization.k8s.io/v1beta1"
         );
-        let expected: Vec<(String, String)> = LEGACY_ARCHES
+        let expected: Vec<(String, String)> = PER_ARCH
             .iter()
             .map(|arch| (format!("kube-flannel-ds-{arch}"), "kube-system".into()))
             .collect();
         assert_eq!(daemonsets(&docs), expected);
-        for (ds, arch) in of_kind(&docs, "DaemonSet").into_iter().zip(LEGACY_ARCHES) {
+        for (ds, arch) in of_kind(&docs, "DaemonSet").into_iter().zip(PER_ARCH) {
             assert_eq!(str_of(ds, &["apiVersion"]), "apps/v1");
             assert_eq!(
                 affinity(ds),
@@ -759,7 +695,7 @@ nodes:
         let script = artifact(&artifacts, APPLY_PATH);
         assert!(script.starts_with("#!/usr/bin/env bash\n"));
         assert!(script.contains("\nset -euo pipefail\n"));
-        let mut expected: Vec<(String, String, String)> = LEGACY_ARCHES
+        let mut expected: Vec<(String, String, String)> = PER_ARCH
             .iter()
             .map(|arch| {
                 (
@@ -847,28 +783,6 @@ nodes:
         assert!(!manifest.contains("podsecuritypolicies"));
         assert!(!manifest.contains("policy/v1beta1\nkind"));
         assert_eq!(daemonsets(&docs).len(), 1);
-    }
-
-    #[test]
-    fn between_flavour_images_follow_the_registry_moves() {
-        let cases = [
-            ("v0.15.1", "quay.io/coreos/flannel:v0.15.1"),
-            ("v0.16.3", "rancher/mirrored-flannelcni-flannel:v0.16.3"),
-            ("v0.18.1", "rancher/mirrored-flannelcni-flannel:v0.18.1"),
-        ];
-        for (version, image) in cases {
-            let artifacts = render_yaml(&spec_yaml("1.20.0", &vxlan(Some(version)), true));
-            let docs = documents(artifact(&artifacts, MANIFEST_PATH));
-            let ds = of_kind(&docs, "DaemonSet")[0];
-            assert_eq!(str_of(containers(ds, "containers")[0], &["image"]), image);
-            let init = containers(ds, "initContainers");
-            assert_eq!(init.len(), 2);
-            assert_eq!(str_of(init[0], &["name"]), "install-cni-plugin");
-            assert_eq!(
-                str_of(init[0], &["image"]),
-                "rancher/mirrored-flannelcni-flannel-cni-plugin:v1.2"
-            );
-        }
     }
 
     #[test]
@@ -974,46 +888,367 @@ nodes:
         assert_eq!(commands[1].1, "kube-system");
     }
 
+    /// The Kubernetes release a flannel release was made for: PodSecurityPolicy and RBAC v1beta1
+    /// are still served, so the manifest is the tag's own.
+    fn contemporary_kubernetes(row: &FlannelRelease) -> &'static str {
+        if row.version < Release::new(0, 19, 0) {
+            "1.21.3"
+        } else {
+            "1.30.2"
+        }
+    }
+
+    fn env_names(container: &Value) -> Vec<&str> {
+        container["env"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|entry| entry["name"].as_str().unwrap())
+            .collect()
+    }
+
+    fn volume_names(pod: &Value) -> Vec<&str> {
+        pod["volumes"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|volume| volume["name"].as_str().unwrap())
+            .collect()
+    }
+
+    /// The verbs of the ClusterRole rule on `resource`, if it has one.
+    fn verbs<'a>(role: &'a Value, resource: &str) -> Option<Vec<&'a str>> {
+        role["rules"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find_map(|rule| {
+                let resources = rule["resources"].as_sequence().unwrap();
+                resources
+                    .iter()
+                    .any(|r| r.as_str() == Some(resource))
+                    .then(|| {
+                        rule["verbs"]
+                            .as_sequence()
+                            .unwrap()
+                            .iter()
+                            .map(|verb| verb.as_str().unwrap())
+                            .collect()
+                    })
+            })
+    }
+
+    /// Every release of the table, rendered for the Kubernetes it was made for, has what its row
+    /// says: namespace and DaemonSets, images, volumes, args, env, RBAC rules, labels.
     #[test]
-    fn current_flavour_images_follow_the_registry_moves() {
-        let cases = [
+    fn every_release_renders_what_its_row_says() {
+        for row in RELEASES {
+            let tag = row.tag();
+            let yaml = spec_yaml(contemporary_kubernetes(row), &vxlan(Some(&tag)), true);
+            let artifacts = render_yaml(&yaml);
+            let docs = documents(artifact(&artifacts, MANIFEST_PATH));
+            let has = |feature| row.has(feature);
+            let namespace = row.layout.namespace();
+            let names: Vec<(String, String)> = row
+                .layout
+                .daemonset_names()
+                .into_iter()
+                .map(|name| (name, namespace.to_string()))
+                .collect();
+            assert_eq!(daemonsets(&docs), names, "{tag}");
+            assert_eq!(
+                of_kind(&docs, "Namespace").len(),
+                usize::from(row.layout == Layout::KubeFlannel),
+                "{tag}"
+            );
+            assert_eq!(
+                of_kind(&docs, "PodSecurityPolicy").len(),
+                usize::from(has(Feature::PodSecurityPolicy)),
+                "{tag}"
+            );
+            let role = of_kind(&docs, "ClusterRole")[0];
+            let rbac = match row.rbac {
+                Rbac::V1beta1 => "rbac.authorization.k8s.io/v1beta1",
+                Rbac::V1 => "rbac.authorization.k8s.io/v1",
+            };
+            assert_eq!(str_of(role, &["apiVersion"]), rbac, "{tag}");
+            let node_verbs = if has(Feature::NodesGet) {
+                vec!["get", "list", "watch"]
+            } else {
+                vec!["list", "watch"]
+            };
+            assert_eq!(verbs(role, "nodes"), Some(node_verbs), "{tag}");
+            assert_eq!(
+                verbs(role, "clustercidrs"),
+                has(Feature::ClusterCidrs).then(|| vec!["list", "watch"]),
+                "{tag}"
+            );
+            assert_eq!(
+                verbs(role, "podsecuritypolicies"),
+                has(Feature::PodSecurityPolicy).then(|| vec!["use"]),
+                "{tag}"
+            );
+            for kind in [
+                "ClusterRole",
+                "ClusterRoleBinding",
+                "ServiceAccount",
+                "ConfigMap",
+                "DaemonSet",
+            ] {
+                for object in of_kind(&docs, kind) {
+                    assert_eq!(
+                        object["metadata"]["labels"]["k8s-app"].as_str(),
+                        has(Feature::K8sAppLabels).then_some("flannel"),
+                        "{tag} {kind}"
+                    );
+                }
+            }
+            let cni = config_json(&docs, "cni-conf.json");
+            assert_eq!(cni["cniVersion"], row.cni_version, "{tag}");
+            let net = config_json(&docs, "net-conf.json");
+            assert_eq!(
+                net.get("EnableNFTables").is_some(),
+                has(Feature::EnableNfTables),
+                "{tag}"
+            );
+
+            for (ds, arch) in of_kind(&docs, "DaemonSet").into_iter().zip(
+                PER_ARCH
+                    .iter()
+                    .map(|arch| (row.layout == Layout::PerArch).then_some(*arch)),
+            ) {
+                let image = match arch {
+                    Some(arch) => format!("{}-{arch}", row.image),
+                    None => row.image.to_string(),
+                };
+                let pod = &ds["spec"]["template"]["spec"];
+                let init = containers(ds, "initContainers");
+                let plugin: Vec<&str> = init
+                    .iter()
+                    .filter(|c| c["name"] == "install-cni-plugin")
+                    .map(|c| str_of(c, &["image"]))
+                    .collect();
+                assert_eq!(
+                    plugin,
+                    row.cni_plugin_image.into_iter().collect::<Vec<_>>(),
+                    "{tag}"
+                );
+                let install = init.iter().find(|c| c["name"] == "install-cni").unwrap();
+                assert_eq!(str_of(install, &["image"]), image, "{tag}");
+                let command = if has(Feature::InstallConf) {
+                    "/opt/bin/install-conf"
+                } else {
+                    "cp"
+                };
+                assert_eq!(str_of(&install["command"][0], &[]), command, "{tag}");
+                let container = containers(ds, "containers")[0];
+                assert_eq!(str_of(container, &["image"]), image, "{tag}");
+                let args: Vec<&str> = container["args"]
+                    .as_sequence()
+                    .unwrap()
+                    .iter()
+                    .map(|arg| arg.as_str().unwrap())
+                    .collect();
+                let mut expected_args = vec!["--ip-masq", "--kube-subnet-mgr"];
+                if has(Feature::Healthz) {
+                    expected_args.push("--healthz-port=8081");
+                }
+                assert_eq!(args, expected_args, "{tag}");
+                assert_eq!(
+                    container["livenessProbe"].is_mapping(),
+                    has(Feature::Healthz),
+                    "{tag}"
+                );
+                let mut env = vec!["POD_NAME", "POD_NAMESPACE"];
+                if has(Feature::EventQueueDepth) {
+                    env.push("EVENT_QUEUE_DEPTH");
+                }
+                if has(Feature::ContWhenCacheNotReady) {
+                    env.push("CONT_WHEN_CACHE_NOT_READY");
+                }
+                assert_eq!(env_names(container), env, "{tag}");
+                let mut volumes = vec!["run"];
+                if row.cni_plugin_image.is_some() {
+                    volumes.push("cni-plugin");
+                }
+                volumes.extend(["cni", "flannel-cfg"]);
+                if has(Feature::XtablesLock) {
+                    volumes.push("xtables-lock");
+                }
+                assert_eq!(volume_names(pod), volumes, "{tag}");
+                let capabilities = &container["securityContext"]["capabilities"]["add"];
+                let expected = if has(Feature::NetRaw) {
+                    "[NET_ADMIN, NET_RAW]"
+                } else {
+                    "[NET_ADMIN]"
+                };
+                assert_eq!(
+                    capabilities,
+                    &serde_yaml::from_str::<Value>(expected).unwrap(),
+                    "{tag}"
+                );
+                assert_eq!(
+                    container["resources"]["limits"].is_mapping(),
+                    has(Feature::Limits),
+                    "{tag}"
+                );
+                assert_eq!(
+                    pod["priorityClassName"].as_str(),
+                    has(Feature::PriorityClass).then_some("system-node-critical"),
+                    "{tag}"
+                );
+            }
+        }
+    }
+
+    /// The rows the review of upstream's manifests found wrong under the old version cut-offs.
+    #[test]
+    fn release_rows_hold_what_each_tag_ships() {
+        let row = |tag: &str| {
+            let resolved = resolve(tag).unwrap();
+            assert!(resolved.known, "{tag} is a row");
+            resolved.row
+        };
+        // /run/xtables.lock arrived at v0.16.2 (flannel-io/flannel 5f27126b).
+        assert!(!row("v0.16.1").has(Feature::XtablesLock));
+        assert!(row("v0.16.2").has(Feature::XtablesLock));
+        // v0.20.0/1 were pushed to flannelcni/flannel and deployed from the rancher mirror.
+        for tag in ["v0.20.0", "v0.20.1"] {
+            assert_eq!(
+                row(tag).image,
+                format!("docker.io/rancher/mirrored-flannelcni-flannel:{tag}")
+            );
+        }
+        for (tag, plugin) in [
             (
-                "v0.19.2",
-                "rancher/mirrored-flannelcni-flannel:v0.19.2",
+                "v0.15.0",
                 "rancher/mirrored-flannelcni-flannel-cni-plugin:v1.2",
             ),
             (
-                "v0.22.0",
-                "docker.io/flannel/flannel:v0.22.0",
-                "docker.io/flannel/flannel-cni-plugin:v1.1.2",
+                "v0.15.1",
+                "rancher/mirrored-flannelcni-flannel-cni-plugin:v1.0.0",
             ),
             (
-                "v0.26.1",
-                "docker.io/flannel/flannel:v0.26.1",
-                "docker.io/flannel/flannel-cni-plugin:v1.5.1-flannel2",
+                "v0.17.0",
+                "rancher/mirrored-flannelcni-flannel-cni-plugin:v1.0.1",
             ),
             (
-                "v0.27.0",
-                "ghcr.io/flannel-io/flannel:v0.27.0",
-                "ghcr.io/flannel-io/flannel-cni-plugin:v1.7.1-flannel1",
+                "v0.19.0",
+                "rancher/mirrored-flannelcni-flannel-cni-plugin:v1.1.0",
             ),
+            (
+                "v0.20.2",
+                "docker.io/rancher/mirrored-flannelcni-flannel-cni-plugin:v1.1.0",
+            ),
+            (
+                "v0.24.2",
+                "docker.io/flannel/flannel-cni-plugin:v1.4.0-flannel1",
+            ),
+        ] {
+            assert_eq!(row(tag).cni_plugin_image, Some(plugin), "{tag}");
+        }
+        assert!(
+            row("v0.26.3")
+                .image
+                .starts_with("docker.io/flannel/flannel:")
+        );
+        assert!(
+            row("v0.26.4")
+                .image
+                .starts_with("ghcr.io/flannel-io/flannel:")
+        );
+        assert!(!row("v0.28.5").has(Feature::InstallConf));
+        assert!(row("v0.28.6").has(Feature::InstallConf));
+        assert!(!row("v0.27.0").has(Feature::ContWhenCacheNotReady));
+        assert!(row("v0.27.1").has(Feature::ContWhenCacheNotReady));
+        assert!(!row("v0.21.4").has(Feature::K8sAppLabels));
+        assert!(row("v0.21.5").has(Feature::K8sAppLabels));
+        assert!(!row("v0.20.1").has(Feature::NodesGet));
+        assert!(row("v0.20.2").has(Feature::NodesGet));
+        for (tag, clustercidrs) in [
+            ("v0.20.2", false),
+            ("v0.21.0", true),
+            ("v0.24.4", true),
+            ("v0.25.0", false),
+        ] {
+            assert_eq!(row(tag).has(Feature::ClusterCidrs), clustercidrs, "{tag}");
+        }
+    }
+
+    /// The table is ordered, without duplicates, and each image names its own release, but for
+    /// v0.14.1, whose image no one published.
+    #[test]
+    fn the_release_table_is_ordered_and_each_image_is_its_release() {
+        assert_eq!(RELEASES.len(), 67);
+        for pair in RELEASES.windows(2) {
+            assert!(pair[0].version < pair[1].version, "{}", pair[1].tag());
+        }
+        for row in RELEASES {
+            let expected = if row.tag() == "v0.14.1" {
+                "v0.14.0".to_string()
+            } else {
+                row.tag()
+            };
+            assert_eq!(
+                row.image.rsplit_once(':').unwrap().1,
+                expected,
+                "{}",
+                row.tag()
+            );
+        }
+    }
+
+    #[test]
+    fn an_unknown_release_renders_as_the_nearest_known_one_and_says_so() {
+        let cases = [
+            ("v0.29.0", "v0.28.9", "ghcr.io/flannel-io/flannel:v0.29.0"),
+            ("0.28.10", "v0.28.9", "ghcr.io/flannel-io/flannel:v0.28.10"),
             (
                 "v0.28.0-rc1",
+                "v0.27.4",
                 "ghcr.io/flannel-io/flannel:v0.28.0-rc1",
-                "ghcr.io/flannel-io/flannel-cni-plugin:v1.7.1-flannel1",
             ),
+            ("v0.13.1", "v0.13.0", "quay.io/coreos/flannel:v0.13.1"),
         ];
-        for (version, image, plugin) in cases {
-            let artifacts = render_yaml(&spec_yaml("1.30.2", &vxlan(Some(version)), true));
-            let docs = documents(artifact(&artifacts, MANIFEST_PATH));
-            assert_eq!(daemonsets(&docs)[0].1, "kube-flannel");
+        for (written, nearest, image) in cases {
+            let resolved = resolve(written).unwrap();
+            assert!(!resolved.known, "{written}");
+            assert_eq!(resolved.row.tag(), nearest, "{written}");
+            assert_eq!(resolved.image(), image, "{written}");
+            let artifacts = render_yaml(&spec_yaml("1.30.2", &vxlan(Some(written)), true));
+            let manifest = artifact(&artifacts, MANIFEST_PATH);
+            assert!(
+                manifest.contains(&format!(
+                    "the manifest of {nearest}, the nearest known release, with the image {image}"
+                )),
+                "{manifest}"
+            );
+            let docs = documents(manifest);
             let ds = of_kind(&docs, "DaemonSet")[0];
-            let init = containers(ds, "initContainers");
-            assert_eq!(str_of(init[0], &["image"]), plugin, "{version}");
-            assert_eq!(str_of(init[1], &["image"]), image, "{version}");
-            assert_eq!(str_of(&init[1]["command"][0], &[]), "cp", "{version}");
             assert_eq!(str_of(containers(ds, "containers")[0], &["image"]), image);
         }
+        assert_eq!(resolve("v0.10.0").unwrap().row.tag(), "v0.11.0");
+        assert!(resolve("latest").is_none());
+        let known = resolve("v0.28.9").unwrap();
+        assert!(known.known);
+        assert_eq!(known.image(), "ghcr.io/flannel-io/flannel:v0.28.9");
+    }
+
+    /// On a Kubernetes that no longer serves them, PodSecurityPolicy is left out and RBAC is v1.
+    #[test]
+    fn apis_the_cluster_no_longer_serves_are_replaced_and_noted() {
+        let artifacts = render_yaml(&spec_yaml("1.22.0", &vxlan(Some("v0.13.0")), true));
+        let manifest = artifact(&artifacts, MANIFEST_PATH);
+        let docs = documents(manifest);
+        assert_eq!(
+            str_of(of_kind(&docs, "ClusterRole")[0], &["apiVersion"]),
+            "rbac.authorization.k8s.io/v1"
+        );
+        assert!(manifest.contains("no longer serves v1beta1 (removed in 1.22)"));
+        assert_eq!(of_kind(&docs, "PodSecurityPolicy").len(), 1);
+        let artifacts = render_yaml(&spec_yaml("1.21.9", &vxlan(Some("v0.13.0")), true));
+        let manifest = artifact(&artifacts, MANIFEST_PATH);
+        assert!(!manifest.contains("no longer serves"));
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! Putting artifacts on disk, and comparing them with what is there (`--check`). Writes are staged:
-//! every file first goes to a temporary file beside its target, and only when all are staged are
-//! they renamed into place, so a failure part way leaves every existing file as it was. Files are
+//! every file first goes to a temporary file beside its target (`.<name>.hybridgen-<pid>.tmp`), and
+//! only when all are staged are they renamed into place, so a failure part way leaves every
+//! existing file as it was. Two renders of the same spec into one directory at once both succeed:
+//! a directory the other created meanwhile is used, and each stages under its own process id. A
+//! render that was killed while staging leaves temporary files behind; the next render removes
+//! those whose process is gone, and `--check` never looks at them. Files are
 //! not synced to disk one by one: that made 16,384 Windows node files take seconds of fsync, and
 //! the artifacts can always be rendered again from the spec. Nothing
 //! outside the output directory is touched: no symlink is followed, no path leaves it, and a file
@@ -24,13 +28,21 @@ pub struct WriteError(pub String);
 pub struct Written {
     pub changed: Vec<String>,
     pub unchanged: Vec<String>,
+    /// Files an earlier render wrote that this one no longer renders (a node renamed or removed,
+    /// a backend changed), removed so that no stale file, secret or not, stays behind.
+    pub removed: Vec<String>,
 }
 
 /// A rendered file that differs from the one on disk.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Drift {
     Missing(String),
-    Differs { path: String, diff: String },
+    Differs {
+        path: String,
+        diff: String,
+    },
+    /// A file an earlier render wrote that the spec no longer renders.
+    Obsolete(String),
 }
 
 fn error(path: &Path, what: &str, cause: impl std::fmt::Display) -> WriteError {
@@ -74,8 +86,23 @@ fn ensure_directory(out: &Path, dir: &Path) -> Result<(), WriteError> {
                 ));
             }
             Ok(_) => {}
-            Err(_) => fs::create_dir(&current)
-                .map_err(|cause| error(&current, "cannot create the directory", cause))?,
+            Err(_) => match fs::create_dir(&current) {
+                Ok(()) => {}
+                // Another render created it meanwhile: a directory is fine, anything else is not.
+                Err(cause) if cause.kind() == io::ErrorKind::AlreadyExists => {
+                    match fs::symlink_metadata(&current) {
+                        Ok(meta) if meta.is_dir() && !meta.file_type().is_symlink() => {}
+                        _ => {
+                            return Err(error(
+                                &current,
+                                "cannot create the directory",
+                                "something other than a directory appeared in its place",
+                            ));
+                        }
+                    }
+                }
+                Err(cause) => return Err(error(&current, "cannot create the directory", cause)),
+            },
         }
     }
     Ok(())
@@ -117,13 +144,27 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
         fs::rename(temporary, destination)
             .map_err(|cause| error(destination, "cannot replace", cause))?;
     }
-    let mut listed: BTreeSet<String> = manifest;
-    listed.extend(artifacts.iter().map(|artifact| artifact.path.clone()));
+    let mut listed: BTreeSet<String> = artifacts.iter().map(|a| a.path.clone()).collect();
+    for path in obsolete(out, &manifest, &listed) {
+        if remove_obsolete(out, &path) {
+            written.removed.push(path);
+        } else {
+            // Kept on the list, so that the next render tries again.
+            listed.insert(path);
+        }
+    }
     let text: String = listed.iter().map(|path| format!("{path}\n")).collect();
     let manifest_path = out.join(MANIFEST);
     if fs::read_to_string(&manifest_path).ok().as_deref() != Some(text.as_str()) {
-        fs::write(&manifest_path, text)
-            .map_err(|cause| error(&manifest_path, "cannot write", cause))?;
+        // Staged too, so that a render running beside this one never reads half a list.
+        let temporary = staging_path(&manifest_path);
+        clear_leftover(&temporary);
+        write_new_file(&temporary, &text, 0o644)
+            .and_then(|()| fs::rename(&temporary, &manifest_path))
+            .map_err(|cause| {
+                let _ = fs::remove_file(&temporary);
+                error(&manifest_path, "cannot write", cause)
+            })?;
     }
     Ok(written)
 }
@@ -136,10 +177,14 @@ fn stage(
     written: &mut Written,
     staged: &mut Vec<(PathBuf, PathBuf)>,
 ) -> Result<(), WriteError> {
+    let mut visited = BTreeSet::new();
     for artifact in artifacts {
         let destination = target(out, &artifact.path)?;
         let parent = destination.parent().unwrap_or(out);
         ensure_directory(out, parent)?;
+        if visited.insert(parent.to_path_buf()) {
+            clear_leftovers(parent);
+        }
         match fs::symlink_metadata(&destination) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 return Err(error(
@@ -164,20 +209,68 @@ fn stage(
             }
             Err(_) => {}
         }
-        let temporary = parent.join(format!(
-            ".{}.hybridgen-{}.tmp",
-            destination
-                .file_name()
-                .map(|name| name.to_string_lossy())
-                .unwrap_or_default(),
-            std::process::id()
-        ));
+        let temporary = staging_path(&destination);
         staged.push((temporary.clone(), destination));
         write_new_file(&temporary, &artifact.contents, mode(artifact))
             .map_err(|cause| error(&temporary, "cannot write", cause))?;
         written.changed.push(artifact.path.clone());
     }
     Ok(())
+}
+
+/// Where `destination` is staged: `.<name>.hybridgen-<pid>.tmp` beside it.
+fn staging_path(destination: &Path) -> PathBuf {
+    let name = destination
+        .file_name()
+        .map(|name| name.to_string_lossy())
+        .unwrap_or_default();
+    destination.with_file_name(format!(".{name}.hybridgen-{}.tmp", std::process::id()))
+}
+
+/// The process id in a staging file's name, when `name` is one.
+fn staging_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, pid) = rest.rsplit_once(".hybridgen-")?;
+    pid.parse().ok()
+}
+
+/// Whether the process that staged a file may still be writing it. Where the system cannot
+/// tell (no `/proc`), a staging file is taken for abandoned only after a day.
+fn staging_process_alive(pid: u32, staged: &Path) -> bool {
+    let proc = Path::new("/proc");
+    if proc.join("self").exists() {
+        return proc.join(pid.to_string()).exists();
+    }
+    let age = fs::symlink_metadata(staged)
+        .and_then(|meta| meta.modified())
+        .ok()
+        .and_then(|modified| modified.elapsed().ok());
+    age.is_none_or(|age| age.as_secs() < 24 * 60 * 60)
+}
+
+/// Removes the staging files in `dir` that a killed render left: those of a process that is
+/// gone, and those under this process's own id (which no other live process can have).
+fn clear_leftovers(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = staging_pid(&name.to_string_lossy()) else {
+            continue;
+        };
+        let path = entry.path();
+        if pid == std::process::id() || !staging_process_alive(pid, &path) {
+            clear_leftover(&path);
+        }
+    }
+}
+
+/// Removes one leftover staging file, if it is a plain file.
+fn clear_leftover(path: &Path) {
+    if fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file()) {
+        let _ = fs::remove_file(path);
+    }
 }
 
 /// The permissions an artifact is created with: 0600 for secrets (never created readable and
@@ -205,6 +298,55 @@ fn write_new_file(path: &Path, contents: &str, mode: u32) -> io::Result<()> {
     options.open(path)?.write_all(contents.as_bytes())
 }
 
+/// The files of the manifest that are not rendered any more and are still on disk as regular
+/// files inside `out` (no entry that leaves it, or passes through a symlink, is ever touched).
+fn obsolete(out: &Path, manifest: &BTreeSet<String>, rendered: &BTreeSet<String>) -> Vec<String> {
+    manifest
+        .iter()
+        .filter(|path| !rendered.contains(*path))
+        .filter(|path| {
+            target(out, path).is_ok_and(|file| {
+                inside_without_links(out, &file)
+                    && fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file())
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// Whether every directory between `out` and `file` is a real directory, not a symlink.
+fn inside_without_links(out: &Path, file: &Path) -> bool {
+    let Some(parent) = file.parent() else {
+        return false;
+    };
+    let Ok(relative) = parent.strip_prefix(out) else {
+        return false;
+    };
+    let mut current = out.to_path_buf();
+    relative.components().all(|part| {
+        current.push(part);
+        fs::symlink_metadata(&current).is_ok_and(|meta| meta.is_dir())
+    })
+}
+
+/// Removes an obsolete file and the directories it leaves empty, up to `out`.
+fn remove_obsolete(out: &Path, path: &str) -> bool {
+    let Ok(file) = target(out, path) else {
+        return false;
+    };
+    if fs::remove_file(&file).is_err() {
+        return false;
+    }
+    let mut dir = file.parent();
+    while let Some(current) = dir.filter(|current| *current != out && current.starts_with(out)) {
+        if fs::remove_dir(current).is_err() {
+            break;
+        }
+        dir = current.parent();
+    }
+    true
+}
+
 /// Compares rendered artifacts with `out` without writing anything. Files holding secrets are
 /// compared with the secret values masked on both sides.
 pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteError> {
@@ -230,6 +372,12 @@ pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteErro
             });
         }
     }
+    let rendered: BTreeSet<String> = artifacts.iter().map(|a| a.path.clone()).collect();
+    drift.extend(
+        obsolete(out, &read_manifest(out), &rendered)
+            .into_iter()
+            .map(Drift::Obsolete),
+    );
     Ok(drift)
 }
 
@@ -511,6 +659,107 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, out.join("sub")).unwrap();
         assert!(write_all(&out, &artifacts(), false).is_err());
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+        fs::remove_dir_all(&out).unwrap();
+        fs::remove_dir_all(&elsewhere).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn leftovers_of_a_killed_render_are_removed_and_never_compared() {
+        let out = scratch("leftovers");
+        write_all(&out, &artifacts(), false).unwrap();
+        // A process that has exited: its staging files are abandoned.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let gone = child.id();
+        child.wait().unwrap();
+        let abandoned = out.join(format!(".a.yml.hybridgen-{gone}.tmp"));
+        let own = out.join(format!("sub/.b.json.hybridgen-{}.tmp", std::process::id()));
+        // Process 1 is always running: its files may still be in use.
+        let live = out.join(".a.yml.hybridgen-1.tmp");
+        for leftover in [&abandoned, &own, &live] {
+            fs::write(leftover, "half a file").unwrap();
+        }
+        assert!(check(&out, &artifacts()).unwrap().is_empty());
+        let mut next = artifacts();
+        next[0].contents = "a: 2\n".into();
+        next[1].contents = "{\"b\": 2}\n".into();
+        write_all(&out, &next, false).unwrap();
+        assert!(
+            !abandoned.exists() && !own.exists(),
+            "abandoned staging files stay"
+        );
+        if Path::new("/proc/self").exists() {
+            assert!(live.exists(), "a live process's staging file was removed");
+        }
+        assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 2\n");
+        let listed = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        assert!(!listed.contains(".tmp"), "{listed}");
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn staging_names_carry_the_process_id() {
+        let path = staging_path(Path::new("out/windows/win-0/join.ps1"));
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(staging_pid(&name), Some(std::process::id()));
+        assert_eq!(path.parent(), Some(Path::new("out/windows/win-0")));
+        for other in [
+            "a.yml",
+            ".a.yml.tmp",
+            ".a.yml.hybridgen-x.tmp",
+            "a.yml.hybridgen-12.tmp",
+        ] {
+            assert_eq!(staging_pid(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn files_no_longer_rendered_are_removed_and_checked() {
+        let out = scratch("obsolete");
+        let mut before = artifacts();
+        before.push(Artifact::new("gone/deep/old.yml", "old: 1\n"));
+        write_all(&out, &before, false).unwrap();
+        fs::write(out.join("gone/mine.txt"), "a user's file\n").unwrap();
+        let drift = check(&out, &artifacts()).unwrap();
+        assert_eq!(drift, [Drift::Obsolete("gone/deep/old.yml".into())]);
+        let written = write_all(&out, &artifacts(), false).unwrap();
+        assert_eq!(written.removed, ["gone/deep/old.yml"]);
+        assert!(
+            !out.join("gone/deep").exists(),
+            "the emptied directory stays"
+        );
+        assert!(
+            out.join("gone/mine.txt").exists(),
+            "a file hybridgen did not write was removed"
+        );
+        let listed = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        assert!(!listed.contains("gone/"), "{listed}");
+        assert!(check(&out, &artifacts()).unwrap().is_empty());
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_obsolete_entry_never_reaches_outside_the_directory() {
+        let out = scratch("obsolete-escape");
+        let elsewhere = scratch("obsolete-elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("precious.txt"), "keep\n").unwrap();
+        write_all(&out, &artifacts(), false).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("link")).unwrap();
+        let manifest = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        let planted = format!(
+            "{manifest}link/precious.txt\n../{}/precious.txt\n",
+            elsewhere.file_name().unwrap().to_string_lossy()
+        );
+        fs::write(out.join(MANIFEST), planted).unwrap();
+        assert!(check(&out, &artifacts()).unwrap().is_empty());
+        let written = write_all(&out, &artifacts(), false).unwrap();
+        assert!(written.removed.is_empty());
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("precious.txt")).unwrap(),
+            "keep\n"
+        );
         fs::remove_dir_all(&out).unwrap();
         fs::remove_dir_all(&elsewhere).unwrap();
     }

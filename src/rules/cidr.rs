@@ -23,7 +23,9 @@ declare_rules! {
     /// Move one of the two ranges, e.g. pods `10.244.0.0/16` and Services `10.96.0.0/12`.
     ///
     /// ### References
-    /// kops (removed check, issue #16340); facts-ipplan-rules.md IP040.
+    /// kubernetes/kops (the `serviceClusterIPRange must not overlap podCIDR` check, removed in
+    /// kubernetes/kops#16340); kube-controller-manager `filterOutServiceRange`
+    /// (`pkg/controller/nodeipam/ipam/range_allocator.go`).
     SERVICE_CIDR_OVERLAPS_CLUSTER_CIDR = ("HG101", "service-cidr-overlaps-cluster-cidr", Error, Some(check_service_overlap));
 
     /// ### What it checks
@@ -37,7 +39,9 @@ declare_rules! {
     /// Use a prefix length from 12 to 28, e.g. `10.96.0.0/12`.
     ///
     /// ### References
-    /// kubeadm `ValidateServiceSubnetSize`; kube-apiserver `validateMaxCIDRRange`; facts-ipplan-rules.md IP010, IP011.
+    /// kubeadm `ValidateServiceSubnetSize` (kubernetes/kubernetes
+    /// `cmd/kubeadm/app/apis/kubeadm/validation/validation.go`); kube-apiserver
+    /// `validateMaxCIDRRange` and `ServiceIPRange` (`cmd/kube-apiserver/app/options`).
     SERVICE_CIDR_SIZE = ("HG102", "service-cidr-size", Error, Some(check_service_size));
 
     /// ### What it checks
@@ -51,7 +55,8 @@ declare_rules! {
     /// Use the 10th address of `serviceCidr`, or leave `dnsServiceIp` out to get it.
     ///
     /// ### References
-    /// kops `ValidateCluster`; aks-engine; facts-ipplan-rules.md IP020.
+    /// kubernetes/kops `ValidateCluster` ("ServiceClusterIPRange must contain the DNS Server IP");
+    /// Azure/aks-engine `pkg/api/vlabs/validate.go` (`DNSServiceIP is not within the ServiceCidr`).
     DNS_IP_OUTSIDE_SERVICE_CIDR = ("HG103", "dns-ip-outside-service-cidr", Error, Some(check_dns_outside));
 
     /// ### What it checks
@@ -66,7 +71,8 @@ declare_rules! {
     /// Use the 10th address of `serviceCidr`.
     ///
     /// ### References
-    /// aks-engine `DNSServiceIP` checks; kube-apiserver service IP allocator; facts-ipplan-rules.md IP021, IP022.
+    /// Azure/aks-engine `pkg/api/vlabs/validate.go` (`DNSServiceIP` checks); kubernetes/kubernetes
+    /// `pkg/registry/core/service/ipallocator/bitmap.go` (network and broadcast never allocated).
     DNS_IP_RESERVED = ("HG104", "dns-ip-reserved", Error, Some(check_dns_reserved));
 
     /// ### What it checks
@@ -80,24 +86,28 @@ declare_rules! {
     /// Use the 10th address, or leave `dnsServiceIp` out.
     ///
     /// ### References
-    /// kubeadm `GetDNSIP`; facts-ipplan-rules.md IP023.
+    /// kubeadm `GetDNSIP` (kubernetes/kubernetes `cmd/kubeadm/app/constants/constants.go`).
     DNS_IP_NOT_TENTH = ("HG105", "dns-ip-not-tenth", Warning, Some(check_dns_tenth));
 
     /// ### What it checks
-    /// That `nodeCidrMaskSize` is longer than the `clusterCidr` prefix, at most 16 bits longer, and
-    /// at most /30. Warning: Windows nodes with a mask other than /24.
+    /// That `nodeCidrMaskSize` is not shorter than the `clusterCidr` prefix (equal is one node
+    /// subnet, the whole range), at most 16 bits longer, and at most /30. Warning: Windows nodes
+    /// with a mask other than /24. How many node subnets the range holds for the nodes is HG107's
+    /// question.
     ///
     /// ### Why it matters
-    /// kube-controller-manager and kubeadm refuse the first two; flannel needs at least four
-    /// addresses per node. Windows node scripts derive the gateway and endpoint addresses as text
-    /// (`.1`, `.2`), which is only right for /24 subnets.
+    /// kube-controller-manager and kubeadm refuse a node subnet larger than the cluster range and
+    /// more than 16 bits between the two; flannel needs at least four addresses per node. Windows
+    /// node scripts derive the gateway and endpoint addresses as text (`.1`, `.2`), which is only
+    /// right for /24 subnets.
     ///
     /// ### Fix
-    /// Use a mask between the cluster prefix + 1 and 30; 24 with Windows nodes.
+    /// Use a mask between the cluster prefix and 30; 24 with Windows nodes.
     ///
     /// ### References
     /// kubeadm `ValidatePodSubnetNodeMask`; KCM `NewNodeIpamController`; flannel `CheckNetworkConfig`;
-    /// microsoft/SDN `helper.psm1`; facts-ipplan-rules.md IP031–IP033, IP056.
+    /// microsoft/SDN `Kubernetes/windows/helper.psm1` (`Get-PodGateway`); flannel-io/flannel
+    /// `pkg/subnet/config.go` (`CheckNetworkConfig`).
     NODE_MASK_INVALID = ("HG106", "node-mask-invalid", Error, Some(check_node_mask));
 
     /// ### What it checks
@@ -112,7 +122,8 @@ declare_rules! {
     /// Widen `clusterCidr` (the help gives the prefix), or lengthen `nodeCidrMaskSize`.
     ///
     /// ### References
-    /// KCM `CIDR allocation failed`; flannel-io/flannel#1688; facts-ipplan-rules.md IP034.
+    /// kube-controller-manager `CIDR allocation failed` (kubernetes/kubernetes
+    /// `pkg/controller/nodeipam/ipam/cidrset/cidr_set.go`); flannel-io/flannel#1688.
     CLUSTER_CIDR_EXHAUSTED = ("HG107", "cluster-cidr-exhausted", Error, Some(check_exhausted));
 
     /// ### What it checks
@@ -126,7 +137,8 @@ declare_rules! {
     /// Widen `clusterCidr` to the prefix the help gives.
     ///
     /// ### References
-    /// kubernetes-adding-windows-nodes.md ("Plan IP Addressing"); facts-ipplan-rules.md IP034.
+    /// Kubernetes "Guide for adding Windows Nodes in Kubernetes" (kubernetes/website, "Plan IP
+    /// Addressing for your cluster": nodes + nodes × maximum pods per node).
     CLUSTER_CIDR_TOO_SMALL_FOR_PODS = ("HG108", "cluster-cidr-too-small-for-pods", Error, Some(check_pod_capacity));
 
     /// ### What it checks
@@ -142,7 +154,8 @@ declare_rules! {
     /// Lower `maxPodsPerNode` or shorten `nodeCidrMaskSize`.
     ///
     /// ### References
-    /// flannel `hostgw_windows.go`, `device_windows.go`; facts-ipplan-rules.md IP055.
+    /// flannel-io/flannel `pkg/backend/hostgw/hostgw_windows.go` (the `.2` endpoint) and
+    /// `pkg/backend/vxlan/device_windows.go` (the `.1` next hop).
     NODE_SUBNET_TOO_SMALL_FOR_MAX_PODS = ("HG109", "node-subnet-too-small-for-max-pods", Error, Some(check_node_capacity));
 
     /// ### What it checks
@@ -155,7 +168,7 @@ declare_rules! {
     /// Move the node, or the range, so that they do not overlap.
     ///
     /// ### References
-    /// kops `validateSubnet`; facts-ipplan-rules.md IP041, IP042.
+    /// kubernetes/kops `pkg/apis/kops/validation` (`validateSubnet`: "must not overlap podCIDR").
     NODE_ADDRESS_IN_CLUSTER_NETWORK = ("HG110", "node-address-in-cluster-network", Error, Some(check_node_addresses));
 
     /// ### What it checks
@@ -168,7 +181,8 @@ declare_rules! {
     /// Choose pod and Service ranges outside every host network.
     ///
     /// ### References
-    /// kops `subnet must not overlap podCIDR`; EKS and AKS service-range docs; facts-ipplan-rules.md IP041, IP042.
+    /// kubernetes/kops `pkg/apis/kops/validation` ("must not overlap podCIDR", "must not overlap
+    /// serviceClusterIPRange"); Amazon EKS API reference (service CIDR); AKS networking docs.
     HOST_SUBNET_OVERLAPS_CLUSTER_NETWORK = ("HG111", "host-subnet-overlaps-cluster-network", Error, Some(check_host_subnets));
 
     /// ### What it checks
@@ -182,7 +196,8 @@ declare_rules! {
     /// Pin a subnet of the right size inside `clusterCidr`, or remove `podCidr`.
     ///
     /// ### References
-    /// flannel kube-subnet-mgr; KCM `occupyCIDRs`; facts-ipplan-rules.md IP050, IP051.
+    /// flannel-io/flannel `pkg/subnet/kube/kube.go` ("doesn't contain ... PodCIDR"); kube-controller-manager
+    /// `occupyCIDRs` (kubernetes/kubernetes `pkg/controller/nodeipam/ipam/range_allocator.go`).
     PINNED_POD_CIDR_INVALID = ("HG112", "pinned-pod-cidr-invalid", Error, Some(check_pinned));
 
     /// ### What it checks
@@ -196,7 +211,8 @@ declare_rules! {
     /// Give each pinned node its own subnet, or remove the pins.
     ///
     /// ### References
-    /// KCM `cidrset.Occupy`; facts-ipplan-rules.md IP052.
+    /// kube-controller-manager `cidrset.Occupy` (kubernetes/kubernetes
+    /// `pkg/controller/nodeipam/ipam/cidrset/cidr_set.go`), which does not refuse a subnet in use.
     POD_CIDR_CONFLICT = ("HG113", "pod-cidr-conflict", Error, Some(check_pod_conflicts));
 
     /// ### What it checks
@@ -216,7 +232,8 @@ declare_rules! {
     ///
     /// ### References
     /// RFC 6890; KubeCluster.ps1 (`External` network); AKS docs on `dockerBridgeCidr`;
-    /// facts-ipplan-rules.md IP043, IP044.
+    /// RFC 6890 (special-purpose address registry); AKS networking docs (`dockerBridgeCidr`);
+    /// microsoft/SDN `Kubernetes/windows/helper.psm1` (the `External` network on 192.168.255.0/30).
     RESERVED_RANGE_OVERLAP = ("HG114", "reserved-range-overlap", Error, Some(check_reserved));
 
     /// ### What it checks
@@ -230,7 +247,8 @@ declare_rules! {
     /// Choose private ranges, e.g. `10.244.0.0/16` and `10.96.0.0/12`.
     ///
     /// ### References
-    /// RFC 1918, RFC 6598; EKS service CIDR rules; facts-ipplan-rules.md IP045.
+    /// RFC 1918, RFC 6598; Amazon EKS API reference (service CIDR "within one of the following
+    /// private IP address blocks").
     PUBLIC_RANGE = ("HG115", "public-range", Warning, Some(check_public));
 
     /// ### What it checks
@@ -244,7 +262,8 @@ declare_rules! {
     /// Correct the address, or add its network to `hostSubnets`.
     ///
     /// ### References
-    /// kops subnet checks; facts-ipplan-rules.md IP065.
+    /// kubernetes/kops subnet checks; Rancher 2.3 "Configuring Custom Clusters for Windows" (host-gw
+    /// nodes "belong to the same layer 2 subnet").
     NODE_ADDRESS_OUTSIDE_HOST_SUBNETS = ("HG116", "node-address-outside-host-subnets", Error, Some(check_outside_host_subnets));
 }
 
@@ -443,9 +462,9 @@ fn mask_error(plan: &Plan) -> Option<String> {
         Some(format!(
             "`nodeCidrMaskSize` /{mask} leaves fewer than 4 addresses per node; flannel needs /30 or shorter"
         ))
-    } else if mask <= prefix {
+    } else if mask < prefix {
         Some(format!(
-            "`nodeCidrMaskSize` /{mask} is not longer than the `clusterCidr` prefix /{prefix}, so the pod network holds no node subnets"
+            "`nodeCidrMaskSize` /{mask} is shorter than the `clusterCidr` prefix /{prefix}: a node subnet would be larger than the whole pod network"
         ))
     } else if mask - prefix > 16 {
         Some(format!(
@@ -463,9 +482,18 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     };
     if let Some(message) = mask_error(plan) {
-        let suggested = (cluster.prefix_len() + 8)
-            .clamp(cluster.prefix_len() + 1, 30)
-            .min(24.max(cluster.prefix_len() + 1));
+        let (shortest, longest) = (cluster.prefix_len(), (cluster.prefix_len() + 16).min(30));
+        let help = if shortest <= longest {
+            // A /24 per node where the range allows it, and at least one subnet per node.
+            let nodes = plan.nodes.len().max(1);
+            let bits = u8::try_from(nodes.next_power_of_two().trailing_zeros()).unwrap_or(16);
+            let suggested = (shortest + bits).max(24).clamp(shortest, longest);
+            format!("use a mask from {shortest} to {longest}, e.g. `nodeCidrMaskSize: {suggested}`")
+        } else {
+            format!(
+                "widen `clusterCidr`: a /{shortest} leaves no room for a node subnet of at least 4 addresses"
+            )
+        };
         found.push(
             Diagnostic::new(&NODE_MASK_INVALID, value(mask_pointer(context)), message)
                 .label("invalid node subnet size")
@@ -473,11 +501,7 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
                     value(CLUSTER),
                     format!("`clusterCidr` {cluster} declared here"),
                 )
-                .help(format!(
-                    "use a mask from {} to {}, e.g. `nodeCidrMaskSize: {suggested}`",
-                    cluster.prefix_len() + 1,
-                    (cluster.prefix_len() + 16).min(30)
-                )),
+                .help(help),
         );
     } else if plan.has_windows() && plan.node_mask != 24 {
         found.push(
@@ -490,6 +514,15 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
             .help("use `nodeCidrMaskSize: 24` with Windows nodes")
             .warning(),
         );
+    }
+}
+
+/// `1 node subnet`, `2 node subnets`.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -519,7 +552,8 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
     let subnets = subnet_count(cluster, mask);
     let nodes = plan.nodes.len() as u64;
     let message = format!(
-        "`clusterCidr` {cluster} has {subnets} node subnets of /{mask}, but the spec has {nodes} nodes"
+        "`clusterCidr` {cluster} has {} of /{mask}, but the spec has {nodes} nodes",
+        count(subnets, "node subnet")
     );
     if nodes > subnets {
         let help = match widened(cluster, |prefix| (1u64 << (mask - prefix)) >= nodes) {
@@ -542,7 +576,12 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 &CLUSTER_CIDR_EXHAUSTED,
                 value(CLUSTER),
-                format!("`clusterCidr` {cluster} has {subnets} node subnets of /{mask} and {nodes} nodes use {}% of them", nodes * 100 / subnets),
+                format!(
+                    "`clusterCidr` {cluster} has {} of /{mask} and {} use {}% of them",
+                    count(subnets, "node subnet"),
+                    count(nodes, "node"),
+                    nodes * 100 / subnets
+                ),
             )
             .label("almost full")
             .help(help)
@@ -949,4 +988,60 @@ pub(crate) fn in_ranges(ranges: &[(u32, u32)], address: Ipv4Addr) -> bool {
     let address = u32::from(address);
     let at = ranges.partition_point(|(start, _)| *start <= address);
     at > 0 && ranges[at - 1].1 >= address
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::Plan;
+    use crate::spec::Spec;
+
+    fn codes(cluster: &str, mask: u8) -> Vec<&'static str> {
+        let yaml = format!(
+            "apiVersion: hybridgen/v1
+kind: Cluster
+metadata: {{name: demo}}
+kubernetes: {{version: \"1.30.2\"}}
+network: {{clusterCidr: \"{cluster}\", serviceCidr: 172.20.0.0/16, nodeCidrMaskSize: {mask}, maxPodsPerNode: 1}}
+flannel: {{backend: vxlan}}
+nodes:
+  - {{name: control-0, os: linux, roles: [controlplane, etcd, worker], address: 192.168.10.10}}
+"
+        );
+        let spec: Spec = serde_yaml::from_str(&yaml).unwrap();
+        let plan = Plan::build(&spec);
+        crate::rules::run(&spec, &plan)
+            .iter()
+            .map(|finding| finding.code())
+            .collect()
+    }
+
+    /// Every pair of cluster prefix and node mask is judged without a panic, and HG106 fires exactly
+    /// where kube-controller-manager, kubeadm or flannel refuse the mask.
+    #[test]
+    fn every_prefix_and_mask_is_judged_without_panic() {
+        for prefix in 0..=32u8 {
+            let cluster = format!("10.0.0.0/{prefix}");
+            let cluster = if prefix < 8 {
+                format!("0.0.0.0/{prefix}")
+            } else {
+                cluster
+            };
+            for mask in 0..=32u8 {
+                let found = codes(&cluster, mask);
+                let refused = mask < prefix || mask > 30 || mask - prefix > 16;
+                assert_eq!(
+                    found.contains(&"HG106"),
+                    refused,
+                    "cluster /{prefix}, mask /{mask}: {found:?}"
+                );
+            }
+        }
+    }
+
+    /// A mask equal to the cluster prefix is one node subnet, which kube-controller-manager
+    /// accepts: HG106 is silent and HG107 judges whether one is enough.
+    #[test]
+    fn a_mask_equal_to_the_cluster_prefix_is_one_node_subnet() {
+        assert_eq!(codes("10.244.0.0/24", 24), ["HG107"]);
+    }
 }

@@ -2,7 +2,7 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
-use crate::plan::version::Release;
+use crate::plan::flannel_release::{self, Feature, FlannelRelease};
 use crate::plan::{Plan, WindowsSetup, expected_network_name};
 use crate::spec::{Backend, Provider};
 
@@ -21,7 +21,7 @@ declare_rules! {
     ///
     /// ### References
     /// flannel `pkg/backend/vxlan/vxlan_windows.go`; flannel PR #1215 (v0.13.1); Kubernetes
-    /// Windows guide ("VNI must be set to 4096"); facts-flannel.md §3, facts-windows.md §6.4.
+    /// Windows guide ("VNI must be set to 4096"); flannel-io/flannel `pkg/backend/vxlan/vxlan_windows.go`.
     VXLAN_VNI_WINDOWS = ("HG201", "vxlan-vni-windows", Error, Some(check_vni_windows));
 
     /// ### What it checks
@@ -48,7 +48,7 @@ declare_rules! {
     /// Remove `directRouting`, or set it to `false`.
     ///
     /// ### References
-    /// flannel `vxlan_windows.go`; facts-flannel.md §3.
+    /// flannel-io/flannel `pkg/backend/vxlan/vxlan_windows.go`.
     VXLAN_OPTION_WINDOWS = ("HG203", "vxlan-option-windows", Error, Some(check_direct_routing));
 
     /// ### What it checks
@@ -61,7 +61,8 @@ declare_rules! {
     /// Write two hex bytes joined by `-`, or leave it out (default `0E-2A`).
     ///
     /// ### References
-    /// flannel `vxlan_windows.go` (`MacPrefix`); facts-flannel.md §7.
+    /// flannel-io/flannel `pkg/backend/vxlan/vxlan_windows.go` (`MacPrefix`); flannel
+    /// `Documentation/backends.md`.
     MAC_PREFIX_INVALID = ("HG204", "mac-prefix-invalid", Error, Some(check_mac_prefix));
 
     /// ### What it checks
@@ -78,8 +79,8 @@ declare_rules! {
     /// Use the name the help gives, or leave `networkName` out.
     ///
     /// ### References
-    /// microsoft/SDN `Kubernetes/windows/kubeadm/KubeCluster.ps1` (`$NetworkName`), `helper.v2.psm1`
-    /// `WaitForNetwork`.
+    /// kubernetes-sigs/sig-windows-tools `kubeadm/KubeCluster.ps1` (`$NetworkName`); microsoft/SDN
+    /// `Kubernetes/windows/helper.v2.psm1` (`WaitForNetwork`).
     HNS_NETWORK_NAME = ("HG205", "hns-network-name", Error, Some(check_network_name));
 
     /// ### What it checks
@@ -95,7 +96,7 @@ declare_rules! {
     /// network in `network.hostSubnets`.
     ///
     /// ### References
-    /// Rancher 2.3 Windows guide (host-gw requirements); microsoft/SDN#262; facts-windows.md §6.5.
+    /// Rancher 2.3 "Configuring Custom Clusters for Windows" (host-gw requirements); microsoft/SDN#262.
     HOST_GW_NOT_ADJACENT = ("HG206", "host-gw-not-adjacent", Error, Some(check_adjacency));
 
     /// ### What it checks
@@ -110,7 +111,8 @@ declare_rules! {
     /// Apply the route and forwarding commands that `hybridgen render` writes under `routes/`.
     ///
     /// ### References
-    /// Rancher 2.3 Windows guide §6 (cloud-hosted VM routes); facts-windows.md §6.5.
+    /// Rancher 2.3 "Configuring Custom Clusters for Windows" (cloud-hosted VM routes and IP
+    /// forwarding).
     HOST_GW_CLOUD_FORWARDING = ("HG207", "host-gw-cloud-forwarding", Warning, Some(check_cloud_forwarding));
 
     /// ### What it checks
@@ -123,7 +125,7 @@ declare_rules! {
     /// Use flannel v0.11.0 or later.
     ///
     /// ### References
-    /// flannel v0.11.0 release; facts-flannel.md §7.
+    /// flannel-io/flannel v0.11.0 release notes (Windows support for vxlan and host-gw).
     FLANNEL_WINDOWS_VERSION = ("HG208", "flannel-windows-version", Error, Some(check_flannel_version));
 
     /// ### What it checks
@@ -136,26 +138,45 @@ declare_rules! {
     /// Use 4096 with Windows nodes, 1 without.
     ///
     /// ### References
-    /// RFC 7348 §5; flannel `device_windows.go`; facts-flannel.md §7.
+    /// RFC 7348 §5; flannel-io/flannel `pkg/backend/vxlan/device_windows.go`.
     VXLAN_VNI_RANGE = ("HG209", "vxlan-vni-range", Error, Some(check_vni_range));
+
+    /// ### What it checks
+    /// That `flannel.version` is a release in hybridgen's release table (v0.11.0 to v0.28.9): a
+    /// future release, a pre-release or a mistyped one is not.
+    ///
+    /// ### Why it matters
+    /// Each flannel release ships its own manifest: images, volumes, environment and RBAC rules
+    /// change from release to release. For a release it does not know, hybridgen renders the
+    /// manifest of the nearest known release before it, with the image of the requested one; that
+    /// release may need something its manifest does not have.
+    ///
+    /// ### Fix
+    /// Correct a mistyped version, or compare the release's own `Documentation/kube-flannel.yml`
+    /// with the rendered file before deploying it.
+    ///
+    /// ### References
+    /// flannel-io/flannel `Documentation/kube-flannel.yml` at each release tag; flannel-io/flannel
+    /// releases page.
+    FLANNEL_RELEASE_UNKNOWN = ("HG210", "flannel-release-unknown", Warning, Some(check_release_known));
 }
 
 const VNI: &str = "/flannel/vni";
-/// flannel's first release that uses the configured VNI on Windows instead of 4096 (PR #1215).
-const CONFIGURABLE_WINDOWS_VNI: Release = Release::new(0, 13, 1);
 /// The flanneld KubeCluster.ps1 downloads, whatever the spec says.
-const KUBECLUSTER_FLANNEL: Release = Release::new(0, 11, 0);
+const KUBECLUSTER_FLANNEL: &str = "v0.11.0";
 
 fn vxlan_with_windows(plan: &Plan) -> bool {
     plan.flannel.backend == Backend::Vxlan && plan.has_windows()
 }
 
-/// The flannel release on the Windows nodes: KubeCluster.ps1's (Kubernetes before 1.24) or the
-/// spec's own.
-fn windows_flannel(plan: &Plan) -> Option<Release> {
-    match &plan.kubernetes_version {
-        Ok(kubernetes) if !kubernetes.at_least(1, 24) => Some(KUBECLUSTER_FLANNEL),
-        _ => plan.flannel.version.clone().ok(),
+/// The release row of the flannel on the Windows nodes: KubeCluster.ps1's, or on the HostProcess
+/// path the spec's own (for a release the table lacks, the nearest known one).
+fn windows_flannel(plan: &Plan) -> Option<&'static FlannelRelease> {
+    match plan.windows_setup {
+        Some(WindowsSetup::KubeCluster) => {
+            flannel_release::resolve(KUBECLUSTER_FLANNEL).map(|resolved| resolved.row)
+        }
+        _ => plan.flannel.release.as_ref().map(|resolved| resolved.row),
     }
 }
 
@@ -177,13 +198,13 @@ fn check_vni_windows(context: &Context, found: &mut Vec<Diagnostic>) {
         );
     } else if vni != 4096 {
         if let Some(release) =
-            windows_flannel(plan).filter(|release| *release < CONFIGURABLE_WINDOWS_VNI)
+            windows_flannel(plan).filter(|release| !release.has(Feature::WindowsAnyVni))
         {
             found.push(
                 Diagnostic::new(
                     &VXLAN_VNI_WINDOWS,
                     value(VNI),
-                    format!("`vni` {vni} differs from 4096, which flannel v{release} on the Windows nodes hard-codes"),
+                    format!("`vni` {vni} differs from 4096, which flannel {} on the Windows nodes hard-codes", release.tag()),
                 )
                 .label("Windows uses 4096")
                 .help("set `vni: 4096`; other values need flannel v0.13.1 or later on Windows (Kubernetes 1.24 or later)"),
@@ -337,19 +358,59 @@ fn check_flannel_version(context: &Context, found: &mut Vec<Diagnostic>) {
     if !plan.has_windows() || context.spec.flannel.version.is_none() {
         return;
     }
+    let first = flannel_release::oldest();
     if let Ok(release) = &plan.flannel.version {
-        if *release < KUBECLUSTER_FLANNEL {
+        if *release < first.version {
             found.push(
                 Diagnostic::new(
                     &FLANNEL_WINDOWS_VERSION,
                     value("/flannel/version"),
-                    format!("flannel v{release} has no Windows support; the first release with it is v0.11.0"),
+                    format!(
+                        "flannel v{release} has no Windows support; the first release with it is {}",
+                        first.tag()
+                    ),
                 )
                 .label("no Windows support")
-                .help("use flannel v0.11.0 or later"),
+                .help(format!("use flannel {} or later", first.tag())),
             );
         }
     }
+}
+
+fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(resolved) = &context.plan.flannel.release else {
+        return;
+    };
+    if resolved.known || context.spec.flannel.version.is_none() {
+        return;
+    }
+    let (oldest, newest) = (flannel_release::oldest(), flannel_release::newest());
+    let predates_windows =
+        matches!(&context.plan.flannel.version, Ok(version) if *version < oldest.version);
+    if predates_windows && context.plan.has_windows() {
+        // HG208 says what is wrong with it.
+        return;
+    }
+    found.push(
+        Diagnostic::new(
+            &FLANNEL_RELEASE_UNKNOWN,
+            value("/flannel/version"),
+            format!(
+                "flannel {} is not a release hybridgen knows ({} to {}): it is rendered as the manifest of {}, the nearest known release, with the image `{}`",
+                resolved.tag,
+                oldest.tag(),
+                newest.tag(),
+                resolved.row.tag(),
+                resolved.image()
+            ),
+        )
+        .label("not in the release table")
+        .help(format!(
+            "check that tag's own `Documentation/kube-flannel.yml` for changes since {}, or use a known release such as `{}`",
+            resolved.row.tag(),
+            newest.tag()
+        )),
+    );
 }
 
 fn check_vni_range(context: &Context, found: &mut Vec<Diagnostic>) {

@@ -20,7 +20,7 @@ declare_rules! {
     /// Correct the syntax at the reported line; write repeated values out in full.
     ///
     /// ### References
-    /// YAML 1.2.2; facts-ecosystem.md §1.2 (alias bombs and deep nesting in YAML parsers).
+    /// YAML 1.2.2; the "billion laughs" alias expansion (CVE-2019-11253, kubernetes/kubernetes#83253).
     YAML_SYNTAX = ("HG001", "yaml-syntax", Error, None);
 
     /// ### What it checks
@@ -65,7 +65,8 @@ declare_rules! {
     /// Write the canonical network the help gives.
     ///
     /// ### References
-    /// apimachinery `IsValidCIDR`; kops `parseCIDR`; facts-ipplan-rules.md IP001–IP003, IP072.
+    /// kubernetes/apimachinery `pkg/util/validation/ip.go` (`IsValidCIDR`); kubernetes/kops
+    /// `parseCIDR`; flannel-io/flannel Windows backends (IPv4 only).
     INVALID_ADDRESS = ("HG004", "invalid-address", Error, Some(check_addresses));
 
     /// ### What it checks
@@ -80,7 +81,7 @@ declare_rules! {
     /// Write `kubeadmToken: {fromEnv: KUBEADM_TOKEN}` and set the variable when rendering.
     ///
     /// ### References
-    /// kubeadm `token create`; facts-windows.md §2.5.
+    /// `kubeadm token create`; Kubernetes "Authenticating with Bootstrap Tokens" (token format).
     SECRET_INLINE = ("HG005", "secret-inline", Warning, Some(check_inline_secrets));
 
     /// ### What it checks
@@ -121,7 +122,7 @@ declare_rules! {
     /// Give each node its own name and address.
     ///
     /// ### References
-    /// RKE `validateDuplicateNodes`; facts-ipplan-rules.md IP063.
+    /// rancher/rke `cluster/validation.go` (`validateDuplicateNodes`).
     DUPLICATE_NODE = ("HG008", "duplicate-node", Error, Some(check_duplicate_nodes));
 
     /// ### What it checks

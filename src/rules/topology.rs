@@ -2,7 +2,7 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
-use crate::spec::{Backend, NodeCloud, Os, Provider, Role, Spec};
+use crate::spec::{Backend, Cloud, NodeCloud, Os, Provider, Role, Spec};
 
 declare_rules! {
     /// ### What it checks
@@ -30,7 +30,7 @@ declare_rules! {
     /// Add `worker` to a Linux node's roles, or add a Linux worker.
     ///
     /// ### References
-    /// Rancher 2.3 Windows guide ("a Linux worker node is required"); facts-windows.md §7.
+    /// Rancher 2.3 "Configuring Custom Clusters for Windows" ("a Linux worker node is required").
     NO_LINUX_WORKER = ("HG402", "no-linux-worker", Error, Some(check_linux_worker));
 
     /// ### What it checks
@@ -49,18 +49,21 @@ declare_rules! {
     CLOUD_NODE_IDENTITY_MISSING = ("HG403", "cloud-node-identity-missing", Error, Some(check_node_identity));
 
     /// ### What it checks
-    /// That `cloud.provider` aws, gce or azure has its section, complete: AWS `region` and
-    /// `routeTableId`, GCE `project` and `network`, Azure `resourceGroup`, `routeTableName` and
-    /// `location`.
+    /// host-gw on a cloud: that the provider's section holds what the rendered route commands and
+    /// Terraform use: AWS `region` and `routeTableId` (`routes/aws.sh`, `routes/aws.tf.json`), GCE
+    /// `project` and `network` (`routes/gce.sh`, `routes/gce.tf.json`), Azure `resourceGroup` and
+    /// `routeTableName` (`routes/azure.sh`, `routes/azure.tf.json`). vxlan needs no route table, so
+    /// nothing is required there; Azure `location` is never required (no command uses it).
     ///
     /// ### Why it matters
-    /// Route tables and forwarding settings cannot be written without them.
+    /// The pod routes and the per-node forwarding settings cannot be written without them.
     ///
     /// ### Fix
-    /// Add the missing fields the message names.
+    /// Add the missing fields the message names, or use vxlan, which needs no cloud routes.
     ///
     /// ### References
-    /// The spec format in the README.
+    /// `aws ec2 create-route --region --route-table-id`; `gcloud compute routes create --project
+    /// --network`; `az network route-table route create --resource-group --route-table-name`.
     CLOUD_SETTINGS_MISSING = ("HG404", "cloud-settings-missing", Error, Some(check_cloud_settings));
 
     /// ### What it checks
@@ -166,12 +169,11 @@ fn check_node_identity(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
-    let spec = context.spec;
-    let provider = spec.provider();
-    let Some(cloud) = &spec.cloud else { return };
-    let fields: Option<Vec<(&str, bool)>> = match provider {
-        Provider::None => return,
+/// The settings of a provider's section that the rendered host-gw routes use, and whether each
+/// is given.
+fn route_settings(cloud: &Cloud, provider: Provider) -> Option<Vec<(&'static str, bool)>> {
+    match provider {
+        Provider::None => Some(Vec::new()),
         Provider::Aws => cloud.aws.as_ref().map(|aws| {
             vec![
                 ("region", aws.region.is_some()),
@@ -187,21 +189,30 @@ fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
         Provider::Azure => cloud.azure.as_ref().map(|azure| {
             vec![
                 ("resourceGroup", azure.resource_group.is_some()),
-                ("location", azure.location.is_some()),
                 ("routeTableName", azure.route_table_name.is_some()),
             ]
         }),
+    }
+}
+
+fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(provider) = routes_on_cloud(context) else {
+        return;
+    };
+    let Some(cloud) = &context.spec.cloud else {
+        return;
     };
     let name = provider.as_str();
-    match fields {
+    let users = format!("`routes/{name}.sh` and `routes/{name}.tf.json`");
+    match route_settings(cloud, provider) {
         None => found.push(
             Diagnostic::new(
                 &CLOUD_SETTINGS_MISSING,
                 value("/cloud/provider"),
-                format!("`cloud.provider` is {name}, but there is no `cloud.{name}` section"),
+                format!("host-gw on {name} needs the `cloud.{name}` section, which the pod routes in {users} use"),
             )
             .label(format!("no `cloud.{name}` section"))
-            .help(format!("add `cloud.{name}` with its settings")),
+            .help(format!("add `cloud.{name}` with {}", required(provider))),
         ),
         Some(fields) => {
             let missing: Vec<&str> = fields
@@ -214,7 +225,7 @@ fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         &CLOUD_SETTINGS_MISSING,
                         key(format!("/cloud/{name}")),
-                        format!("`cloud.{name}` lacks `{}`", missing.join("`, `")),
+                        format!("`cloud.{name}` lacks `{}`, which the host-gw pod routes in {users} use", missing.join("`, `")),
                     )
                     .label("incomplete")
                     .help(format!(
@@ -224,6 +235,16 @@ fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
                 );
             }
         }
+    }
+}
+
+/// The settings host-gw routes need on a provider, for help texts.
+fn required(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Aws => "`region` and `routeTableId`",
+        Provider::Gce => "`project` and `network`",
+        Provider::Azure => "`resourceGroup` and `routeTableName`",
+        Provider::None => "nothing",
     }
 }
 

@@ -19,7 +19,8 @@ declare_rules! {
     /// Use Windows Server 2019 (10.0.17763) or later.
     ///
     /// ### References
-    /// Kubernetes "Windows in Kubernetes" support table; hcsshim `osversion`; facts-windows.md §3, §4.3.
+    /// Kubernetes "Windows in Kubernetes" support table (kubernetes/website
+    /// `content/en/docs/concepts/windows/intro.md`); microsoft/hcsshim `osversion/windowsbuilds.go`.
     WINDOWS_BUILD_UNSUPPORTED = ("HG301", "windows-build-unsupported", Error, Some(check_build_supported));
 
     /// ### What it checks
@@ -35,7 +36,8 @@ declare_rules! {
     /// e.g. `10.0.17763.379`; or use host-gw.
     ///
     /// ### References
-    /// Kubernetes Windows networking docs; Rancher docs; microsoft/SDN overlay README; facts-windows.md §3.
+    /// kubernetes/website `windows-networking.md` ("requires KB4489899 on Windows Server 2019");
+    /// Rancher Windows docs; microsoft/SDN `Kubernetes/flannel/overlay/README.md`.
     WINDOWS_OVERLAY_HOTFIX = ("HG302", "windows-overlay-hotfix", Error, Some(check_overlay_hotfix));
 
     /// ### What it checks
@@ -52,7 +54,7 @@ declare_rules! {
     ///
     /// ### References
     /// Microsoft "Windows container version compatibility"; hcsshim `CheckHostAndContainerCompat`;
-    /// facts-windows.md §4.1.
+    /// MicrosoftDocs/Virtualization-Documentation `version-compatibility.md`.
     WINDOWS_IMAGE_BUILD_MISMATCH = ("HG303", "windows-image-build-mismatch", Error, Some(check_images));
 
     /// ### What it checks
@@ -67,7 +69,8 @@ declare_rules! {
     /// Use Kubernetes 1.14 or later, and a Windows build its release lists.
     ///
     /// ### References
-    /// kubernetes/website "Windows in Kubernetes" per release; facts-windows.md §4.3.
+    /// kubernetes/website "Windows in Kubernetes" per release
+    /// (`content/en/docs/concepts/windows/intro.md`).
     WINDOWS_KUBERNETES_VERSION = ("HG304", "windows-kubernetes-version", Error, Some(check_kubernetes_support));
 
     /// ### What it checks
@@ -85,7 +88,7 @@ declare_rules! {
     ///
     /// ### References
     /// kubernetes-sigs/sig-windows-tools `kubeadm/KubeCluster.ps1` and `KubeClusterHelper.psm1`
-    /// (`ValidateConfig`, `InstallCRI`).
+    /// (`ValidateConfig`, `InstallCRI`); PR #271.
     WINDOWS_SETUP_INCOMPATIBLE = ("HG305", "windows-setup-incompatible", Error, Some(check_setup_flow));
 
     /// ### What it checks

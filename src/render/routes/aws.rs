@@ -1,7 +1,7 @@
 //! AWS: `routes/aws.sh` and `routes/aws.tf.json`.
 
 use super::terraform::{terraform_literal, terraform_name, unique_insert};
-use super::{cloud_artifacts, missing, node_cloud, node_missing, node_routes};
+use super::{cloud_artifacts, missing, node_cloud, node_missing, node_routes, setting};
 use crate::render::script::{Script, script_value, shell_quote};
 use crate::render::{Artifact, Input, RenderError};
 use serde::Serialize;
@@ -46,16 +46,8 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .as_ref()
         .and_then(|cloud| cloud.aws.as_ref())
         .ok_or_else(|| missing("cloud.aws"))?;
-    let region = settings
-        .region
-        .as_deref()
-        .ok_or_else(|| missing("cloud.aws.region"))?;
-    let table = settings
-        .route_table_id
-        .as_deref()
-        .ok_or_else(|| missing("cloud.aws.routeTableId"))?;
-    script_value(region, "cloud.aws.region")?;
-    script_value(table, "cloud.aws.routeTableId")?;
+    let region = setting(&settings.region, "cloud.aws.region")?;
+    let table = setting(&settings.route_table_id, "cloud.aws.routeTableId")?;
     let routes = node_routes(input.plan)?;
 
     let mut script = Script::bash();

@@ -1,7 +1,9 @@
 //! Azure: `routes/azure.sh` and `routes/azure.tf.json`.
 
 use super::terraform::{terraform_literal, terraform_name, unique_insert};
-use super::{cloud_artifacts, cloud_route_name, missing, node_cloud, node_missing, node_routes};
+use super::{
+    cloud_artifacts, cloud_route_name, missing, node_cloud, node_missing, node_routes, setting,
+};
 use crate::render::script::{Script, script_value, shell_quote};
 use crate::render::{Artifact, Input, RenderError};
 use serde::Serialize;
@@ -40,16 +42,8 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .as_ref()
         .and_then(|cloud| cloud.azure.as_ref())
         .ok_or_else(|| missing("cloud.azure"))?;
-    let group = settings
-        .resource_group
-        .as_deref()
-        .ok_or_else(|| missing("cloud.azure.resourceGroup"))?;
-    let table = settings
-        .route_table_name
-        .as_deref()
-        .ok_or_else(|| missing("cloud.azure.routeTableName"))?;
-    script_value(group, "cloud.azure.resourceGroup")?;
-    script_value(table, "cloud.azure.routeTableName")?;
+    let group = setting(&settings.resource_group, "cloud.azure.resourceGroup")?;
+    let table = setting(&settings.route_table_name, "cloud.azure.routeTableName")?;
     let cluster = script_value(&spec.metadata.name, "metadata.name")?;
     let routes = node_routes(input.plan)?;
 

@@ -1,7 +1,9 @@
 //! GCE: `routes/gce.sh` and `routes/gce.tf.json`.
 
 use super::terraform::{terraform_literal, terraform_name, unique_insert};
-use super::{cloud_artifacts, cloud_route_name, missing, node_cloud, node_missing, node_routes};
+use super::{
+    cloud_artifacts, cloud_route_name, missing, node_cloud, node_missing, node_routes, setting,
+};
 use crate::render::script::{Script, script_value, shell_quote};
 use crate::render::{Artifact, Input, RenderError};
 use serde::Serialize;
@@ -43,16 +45,8 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .as_ref()
         .and_then(|cloud| cloud.gce.as_ref())
         .ok_or_else(|| missing("cloud.gce"))?;
-    let project = settings
-        .project
-        .as_deref()
-        .ok_or_else(|| missing("cloud.gce.project"))?;
-    let network = settings
-        .network
-        .as_deref()
-        .ok_or_else(|| missing("cloud.gce.network"))?;
-    script_value(project, "cloud.gce.project")?;
-    script_value(network, "cloud.gce.network")?;
+    let project = setting(&settings.project, "cloud.gce.project")?;
+    let network = setting(&settings.network, "cloud.gce.network")?;
     let cluster = script_value(&spec.metadata.name, "metadata.name")?;
     let routes = node_routes(input.plan)?;
 

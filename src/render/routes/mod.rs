@@ -16,7 +16,7 @@ mod gce;
 mod hosts;
 mod terraform;
 
-use super::script::Script;
+use super::script::{Script, script_value};
 use super::{Artifact, Input, RenderError};
 use crate::plan::Plan;
 use crate::spec::{Backend, NodeCloud, Os, Provider, Spec};
@@ -173,6 +173,12 @@ pub(super) fn node_cloud<'a>(spec: &'a Spec, route: &NodeRoute) -> Option<&'a No
 
 pub(super) fn missing(what: &str) -> RenderError {
     RenderError(format!("routes: `{what}` is missing"))
+}
+
+/// A cloud setting the route scripts need: present, and fit for a script.
+pub(super) fn setting<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, RenderError> {
+    let value = value.as_deref().ok_or_else(|| missing(field))?;
+    script_value(value, field)
 }
 
 pub(super) fn node_missing(node: &str, field: &str) -> RenderError {

@@ -11,7 +11,6 @@
 use super::host_process_settings;
 use crate::plan::Plan;
 use crate::plan::pins::WINDOWS_CNI_CONFIG_VERSION;
-use crate::plan::version::Release;
 use crate::render::{Artifact, Input, RenderError};
 use crate::spec::{Backend, Os};
 use minijinja::context;
@@ -38,25 +37,16 @@ const CONFIG_MAP_LIMIT: usize = 1024 * 1024;
 /// kubernetes/website `feature-gates/WinDSR.md`); before it, DSR needs the gate.
 const WINDSR_DEFAULT_ON: (u32, u32) = (1, 33);
 
-/// The namespace of the flannel manifest the Windows DaemonSet joins: the one place the Windows
-/// side asks the flannel release for it.
-fn flannel_namespace(release: Release) -> &'static str {
-    crate::render::flannel::Flavour::of(release).namespace()
-}
-
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
     let settings = host_process_settings(plan)?;
     let network = input.network()?;
-    let flannel_release = plan
-        .flannel
-        .version
-        .clone()
-        .map_err(|_| RenderError("flannel: `flannel.version` is not a release".into()))?;
+    // The Windows DaemonSet joins the flannel manifest's namespace, ServiceAccount and ConfigMap.
+    let flannel_release = crate::render::flannel::planned_release(input)?;
     let flannel = FlannelManifest {
-        flannel_tag: format!("v{flannel_release}"),
+        flannel_tag: flannel_release.tag.clone(),
         kubernetes: network.kubernetes.to_string(),
-        namespace: flannel_namespace(flannel_release),
+        namespace: flannel_release.row.layout.namespace(),
         image: image(settings.windows.flannel_image.as_deref(), "flannel")?,
         api_host: settings.control_plane.to_string(),
         api_port: settings.windows.api_server_port.to_string(),

@@ -51,13 +51,8 @@ struct Versions {
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let settings = host_process_settings(input.plan)?;
     let spec = input.spec;
-    let flannel = release_tag(
-        spec.flannel
-            .version
-            .as_deref()
-            .unwrap_or(crate::plan::DEFAULT_FLANNEL_VERSION),
-    )
-    .ok_or_else(|| RenderError("`flannel.version` cannot be used as a download tag".into()))?;
+    // flanneld.exe is downloaded by the release's own tag, as written (a pre-release kept).
+    let flannel = crate::render::flannel::planned_release(input)?.tag.clone();
     let kubernetes = release_tag(&spec.kubernetes.version).ok_or_else(|| {
         RenderError("`kubernetes.version` cannot be used as a download tag".into())
     })?;

@@ -4,9 +4,9 @@
 //! (flannel host-gw, the script's `bridge` plugin).
 //!
 //! The key set is exactly the one the upstream files carry and the script reads
-//! (facts-windows.md §1.2), in the upstream order, every leaf a string and only `Cni.Source` an
+//! (sig-windows-tools `kubeadm/v1.16.0/Kubecluster*.json` at 12a6e44), in the upstream order, every leaf a string and only `Cni.Source` an
 //! array. Nothing is rendered for Kubernetes 1.24 or later: the kubelet flags KubeCluster.ps1
-//! writes were removed with dockershim (facts-windows.md §2.6; lint rule HG305 says so).
+//! writes were removed with dockershim (sig-windows-tools PR #271; lint rule HG305 says so).
 //!
 //! The JSON is built from typed structs (no template), so the key order is fixed and every value
 //! is escaped by serde_json. The output is ASCII only: characters outside ASCII (possible in a
@@ -30,11 +30,11 @@ use std::fmt::Write as _;
 pub const SECRET_KEYS: &[&str] = &["KubeadmToken", "KubeadmCAHash"];
 
 /// The control-plane SSH user when `windows.controlPlane.username` is absent: the value in
-/// sig-windows-tools' own `Kubecluster*.json` files (facts-windows.md §1.2).
+/// sig-windows-tools' own `Kubecluster*.json` files.
 pub const DEFAULT_USERNAME: &str = "localadmin";
 
 /// `Cni.Source`: what the upstream files list. KubeCluster.ps1 does not read it — it always
-/// downloads flanneld v0.11.0 from coreos/flannel (facts-windows.md §1.2) — so it is written as
+/// downloads flanneld v0.11.0 from coreos/flannel (`KubeClusterHelper.psm1`) — so it is written as
 /// upstream has it, whatever `flannel.version` says.
 const FLANNELD_NAME: &str = "flanneld";
 const FLANNELD_URL: &str =
@@ -164,20 +164,19 @@ fn rendered_release(plan: &Plan) -> Result<Option<Release>, RenderError> {
     Ok(Some(*release))
 }
 
-/// `Kubernetes.KubeProxy.Gates`, passed verbatim to kube-proxy's `--feature-gates` (facts §1.2,
-/// §2.4).
+/// `Kubernetes.KubeProxy.Gates`, passed verbatim to kube-proxy's `--feature-gates` by
+/// `KubeClusterHelper.psm1`.
 ///
-/// Per facts-windows.md §5 (kubernetes/website feature-gate pages):
+/// Per the kubernetes/website feature-gate pages (`WinOverlay.md`, `WinDSR.md`):
 /// * `WinOverlay` is alpha, default false, in 1.14–1.19, so `WinOverlay=true` is mandatory for
 ///   overlay (vxlan) there ("WinOverlay feature gate not enabled" otherwise); in 1.20–1.33 it is
 ///   beta, default true, and setting it true is redundant but valid (it is locked only from 1.34).
 ///   We write it for every rendered release (1.14–1.23): it is what the upstream
-///   `Kubeclustervxlan.json` carries (§1.2) and what KubeCluster.ps1 itself defaults to for vxlan
-///   (§2.2).
+///   `Kubeclustervxlan.json` carries and what KubeCluster.ps1 itself defaults to for vxlan.
 /// * `WinDSR` is alpha, default false, through 1.32, so every rendered release needs
 ///   `WinDSR=true` for Direct Server Return; for the bridge plugin KubeCluster.ps1 also adds
-///   `--enable-dsr=true` when the gates contain it (§2.4). This is the upstream
-///   `Kubeclusterbridge.json` value (§1.2). Overlay files do not get it, as upstream.
+///   `--enable-dsr=true` when the gates contain it. This is the upstream
+///   `Kubeclusterbridge.json` value. Overlay files do not get it, as upstream.
 /// * Before 1.14 neither gate exists (kube-proxy would reject an unknown gate), so nothing is
 ///   written; lint rule HG304 rejects such specs anyway.
 fn proxy_gates(backend: Backend, kubernetes: &Release) -> &'static str {
