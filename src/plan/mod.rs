@@ -165,7 +165,10 @@ impl Plan {
                 .and_then(|service| address::nth(service, DNS_SERVICE_INDEX))
                 .map(Ok),
         };
-        let nodes = plan_nodes(spec, cluster_cidr.as_ref().ok(), node_mask);
+        let kubernetes_version =
+            parse_release(&spec.kubernetes.version, "Kubernetes version", "1.16.2");
+        let windows_setup = windows_setup(spec, kubernetes_version.as_ref().ok(), has_windows);
+        let nodes = plan_nodes(spec, cluster_cidr.as_ref().ok(), node_mask, windows_setup);
         let routes = nodes
             .iter()
             .enumerate()
@@ -177,9 +180,6 @@ impl Plan {
                 })
             })
             .collect();
-        let kubernetes_version =
-            parse_release(&spec.kubernetes.version, "Kubernetes version", "1.16.2");
-        let windows_setup = windows_setup(spec, kubernetes_version.as_ref().ok(), has_windows);
         let flannel = plan_flannel(spec, has_windows, windows_setup);
         let windows = plan_windows(spec, windows_setup, &nodes);
         Plan {
@@ -418,7 +418,12 @@ fn parse_windows_build(text: &str) -> Parsed<WindowsBuild> {
     })
 }
 
-fn plan_nodes(spec: &Spec, cluster: Option<&Ipv4Net>, mask: u8) -> Vec<NodePlan> {
+fn plan_nodes(
+    spec: &Spec,
+    cluster: Option<&Ipv4Net>,
+    mask: u8,
+    setup: Option<WindowsSetup>,
+) -> Vec<NodePlan> {
     let pinned: Vec<Option<Parsed<Ipv4Net>>> = spec
         .nodes
         .iter()
@@ -458,13 +463,13 @@ fn plan_nodes(spec: &Spec, cluster: Option<&Ipv4Net>, mask: u8) -> Vec<NodePlan>
                 pinned,
                 pod_subnet,
                 usable_pod_addresses,
-                windows: (node.os == Os::Windows).then(|| node_windows(spec, index)),
+                windows: (node.os == Os::Windows).then(|| node_windows(spec, index, setup)),
             }
         })
         .collect()
 }
 
-fn node_windows(spec: &Spec, index: usize) -> NodeWindows {
+fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeWindows {
     let node = &spec.nodes[index];
     let shared = spec.windows.as_ref();
     let (text, build_pointer) = match (&node.windows_build, shared.and_then(|w| w.build.as_ref())) {
@@ -472,13 +477,18 @@ fn node_windows(spec: &Spec, index: usize) -> NodeWindows {
         (None, shared_build) => (shared_build, "/windows/build".to_string()),
     };
     let build = text.map(|text| parse_windows_build(text));
-    let defaults = build
+    let mut defaults = build
         .as_ref()
         .and_then(|build| build.as_ref().ok())
         .map_or_else(
             || default_images(17763),
             |build| default_images(build.build),
         );
+    if setup == Some(WindowsSetup::HostProcess) {
+        // containerd runs the sandboxes there; its own default pause image may predate the
+        // node's build (containerd 1.7 has pause:3.8, without Windows Server 2025).
+        defaults.pause = pins::PAUSE_IMAGE.to_string();
+    }
     let written = shared.and_then(|windows| windows.images.as_ref());
     let images = Images {
         pause: written

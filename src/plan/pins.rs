@@ -46,6 +46,11 @@ pub const WINDOWS_CNI_CONFIG_VERSION: &str = "0.3.0";
 /// `constants_windows.go`; sig-windows-tools `guides/guide-for-adding-windows-node.md`).
 pub const CONTAINERD_CRI_SOCKET: &str = "npipe:////./pipe/containerd-containerd";
 
+/// The sandbox (pause) image of Windows pods on the HostProcess path when `windows.images.pause`
+/// is absent: the multi-arch pause whose Windows variants are ltsc2019, ltsc2022 and (from 3.10.2)
+/// ltsc2025 (kubernetes/kubernetes `build/pause/CHANGELOG.md`).
+pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10.2";
+
 /// The API server port when `windows.controlPlane.port` is absent (kubeadm's default bind port).
 pub const API_SERVER_PORT: u16 = 6443;
 
