@@ -132,8 +132,8 @@ declare_rules! {
     /// so Services stop working on that node.
     ///
     /// ### Fix
-    /// Update the node to 10.0.17763.1554 or later and write the build with its revision, or remove
-    /// `WinDSR=true` from the node's `Kubeclusterbridge.json`.
+    /// Update the node to 10.0.17763.1554 or later and write the build with its revision, or use
+    /// `backend: vxlan`, whose `Kubeclustervxlan.json` does not enable DSR.
     ///
     /// ### References
     /// kubernetes/enhancements KEP-5100 (Windows DSR and overlay); kubernetes `pkg/proxy/winkernel`
@@ -427,7 +427,7 @@ fn check_dsr(context: &Context, found: &mut Vec<Diagnostic>) {
         found.push(
             Diagnostic::new(&WINDOWS_DSR_UNSUPPORTED, value(windows.build_pointer.clone()), message)
                 .label("kube-proxy DSR needs KB4580390")
-                .help(format!("update the nodes to 10.0.17763.{DSR_REVISION} or later and write the revision, or remove `WinDSR=true` from `Kubeclusterbridge.json`")),
+                .help(format!("update the nodes to 10.0.17763.{DSR_REVISION} or later and write the revision, or use `backend: vxlan`, which does not enable DSR")),
         );
     }
 }
