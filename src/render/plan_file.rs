@@ -2,8 +2,8 @@
 //! values never appear in it; secret references are named by their variables.
 
 use super::{Artifact, Input, RenderError};
-use crate::plan::address;
-use crate::spec::Role;
+use crate::plan::{WindowsSetup, address};
+use crate::spec::{Role, Runtime};
 use ipnet::Ipv4Net;
 use serde::Serialize;
 use std::net::Ipv4Addr;
@@ -16,6 +16,8 @@ struct PlanFile<'a> {
     kubernetes: Kubernetes,
     network: Network,
     flannel: Flannel,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    windows: Option<Windows<'a>>,
     cloud: &'static str,
     nodes: Vec<Node<'a>>,
     routes: Vec<Route<'a>>,
@@ -44,12 +46,37 @@ struct Network {
 #[serde(rename_all = "camelCase")]
 struct Flannel {
     version: String,
+    /// The flanneld image of `kube-flannel.yml`.
+    image: String,
+    /// Whether `version` is a release of hybridgen's table (else the nearest one was rendered).
+    known_release: bool,
     backend: &'static str,
     vni: u32,
     port: u16,
     direct_routing: bool,
     mac_prefix: String,
     network_name: String,
+}
+
+/// How the Windows nodes are set up, when there are any.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Windows<'a> {
+    /// `kubecluster` (KubeCluster.ps1, before Kubernetes 1.24) or `hostprocess`.
+    setup: &'static str,
+    runtime: &'static str,
+    /// The HostProcess path only: containerd installed by `join.ps1`, the two images, the API
+    /// endpoint flanneld and kube-proxy use, and whether kube-proxy runs with DSR.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    containerd_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flannel_image: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kube_proxy_image: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_server: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dsr: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -84,6 +111,38 @@ struct Route<'a> {
     node: &'a str,
 }
 
+fn windows<'a>(input: &'a Input) -> Option<Windows<'a>> {
+    let plan = input.plan;
+    let setup = plan.windows_setup?;
+    let windows = plan.windows.as_ref()?;
+    let host_process = setup == WindowsSetup::HostProcess;
+    let api_server = match &windows.control_plane_address {
+        Some(Ok(address)) => Some(format!("{address}:{}", windows.api_server_port)),
+        _ => None,
+    };
+    Some(Windows {
+        setup: if host_process {
+            "hostprocess"
+        } else {
+            "kubecluster"
+        },
+        runtime: match windows.runtime {
+            Runtime::Dockerd => "dockerd",
+            Runtime::Containerd => "containerd",
+        },
+        containerd_version: windows
+            .containerd_version
+            .as_ref()
+            .ok()
+            .filter(|_| host_process)
+            .map(ToString::to_string),
+        flannel_image: windows.flannel_image.as_deref().filter(|_| host_process),
+        kube_proxy_image: windows.kube_proxy_image.as_deref().filter(|_| host_process),
+        api_server: api_server.filter(|_| host_process),
+        dsr: host_process.then_some(windows.dsr),
+    })
+}
+
 fn invalid(what: &str) -> RenderError {
     RenderError(format!("the plan has no valid {what}"))
 }
@@ -94,6 +153,7 @@ pub const PATH: &str = "plan.json";
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
     let network = input.network()?;
+    let release = super::flannel::planned_release(input)?;
     let cluster = &network.cluster_cidr;
     let nodes = plan
         .nodes
@@ -150,12 +210,9 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             node_subnets: address::size(cluster) >> (32 - u32::from(plan.node_mask)),
         },
         flannel: Flannel {
-            version: plan
-                .flannel
-                .version
-                .as_ref()
-                .map(|v| format!("v{v}"))
-                .map_err(|_| invalid("flannel version"))?,
+            version: release.tag.clone(),
+            image: release.image(),
+            known_release: release.known,
             backend: plan.flannel.backend.as_str(),
             vni: plan.flannel.vni,
             port: plan.flannel.port,
@@ -163,6 +220,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             mac_prefix: plan.flannel.mac_prefix.clone(),
             network_name: plan.flannel.network_name.clone(),
         },
+        windows: windows(input),
         cloud: input.spec.provider().as_str(),
         nodes,
         routes: plan
