@@ -88,9 +88,14 @@ fn spec(
     if let Some(port) = port {
         text.push_str(&format!("  port: {port}\n"));
     }
-    text.push_str(&format!(
-        "windows:\n  build: \"{build}\"\n  runtime: dockerd\n"
-    ));
+    // Kubernetes 1.24 and later take the HostProcess path: containerd, images from a registry.
+    let current = !matches!(kubernetes, "1.13.0" | "1.16.2" | "1.21.3" | "1.23.4");
+    text.push_str(&format!("windows:\n  build: \"{build}\"\n"));
+    text.push_str(if current {
+        "  runtime: containerd\n  hostProcess: {registry: registry.example.com/k8s}\n"
+    } else {
+        "  runtime: dockerd\n"
+    });
     text.push_str(provider);
     text.push_str("nodes:\n");
     for (index, node) in nodes.iter().enumerate() {
