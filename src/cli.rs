@@ -378,9 +378,19 @@ pub const KUBECLUSTER_STARTER_SPEC: &str = include_str!("../templates/starter-ku
 const SCHEMA_FILE: &str = "hybridgen.schema.json";
 
 fn init(path: &Path, starter: &str) -> Outcome {
-    if let Err(error) = write_new(path, starter) {
-        complain(&format!("cannot write `{}`: {error}", path.display()));
-        return Outcome::Unusable;
+    match write_new(path, starter) {
+        Ok(()) => {}
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            complain(&format!(
+                "`{}` exists, and init never overwrites a file: name another path, e.g. `hybridgen init clusters/new.yaml`",
+                path.display()
+            ));
+            return Outcome::Unusable;
+        }
+        Err(error) => {
+            complain(&format!("cannot write `{}`: {error}", path.display()));
+            return Outcome::Unusable;
+        }
     }
     let schema_path = path.with_file_name(SCHEMA_FILE);
     let schema_note = match write_new(&schema_path, &schema::generate_text()) {

@@ -285,6 +285,11 @@ fn init_writes_a_clean_starter_and_never_overwrites() {
         std::fs::write(&spec, "mine\n").unwrap();
         let second = hybridgen(&args);
         assert_eq!(second.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&second.stderr).contains("init never overwrites a file"),
+            "{}",
+            String::from_utf8_lossy(&second.stderr)
+        );
         assert_eq!(std::fs::read_to_string(&spec).unwrap(), "mine\n");
     }
     std::fs::remove_dir_all(&dir).unwrap();
