@@ -15,6 +15,38 @@ use std::ops::Range;
 /// and time a hostile file can cost.
 pub const MAX_SPEC_BYTES: usize = 32 * 1024 * 1024;
 
+/// What a document may hold, and what to tell its author when it holds more.
+#[derive(Debug)]
+pub struct Limits {
+    pub bytes: usize,
+    /// Most values (scalars, lists, mappings).
+    pub values: usize,
+    /// Longest list.
+    pub list_items: usize,
+    pub too_big_help: &'static str,
+    pub one_document_help: &'static str,
+}
+
+/// A cluster spec: node subnets are at most 2^16 (HG106 caps the mask at 16 bits past the cluster
+/// prefix), so no usable spec has more nodes, and a 65,536-node spec holds about 600,000 values.
+pub const SPEC: Limits = Limits {
+    bytes: MAX_SPEC_BYTES,
+    values: 1_000_000,
+    list_items: 65_536,
+    too_big_help: "a cluster spec holds at most 65,536 nodes, about 600,000 values: split it, or check that this is a spec",
+    one_document_help: "keep one cluster spec per file and remove the `---` separator",
+};
+
+/// A file captured with kubectl (`hybridgen verify`): a 5,000-node `-o yaml` node list is about
+/// 30 MiB and 2 million values, so these leave room for the largest clusters Kubernetes supports.
+pub const CAPTURE: Limits = Limits {
+    bytes: 512 * 1024 * 1024,
+    values: 64_000_000,
+    list_items: 1_000_000,
+    too_big_help: "capture with `-o json`, or one kind per file",
+    one_document_help: "capture each `kubectl get ... -o yaml` into a file of its own, or use `-o json`",
+};
+
 /// A loaded spec: the data as JSON, and where each part of it stands in the file.
 #[derive(Debug)]
 pub struct Document {
@@ -45,18 +77,27 @@ impl LoadError {
     }
 }
 
-/// Decodes the raw bytes of a file. The text is always returned (lossily decoded when it is not
+/// Decodes the raw bytes of a spec. The text is always returned (lossily decoded when it is not
 /// UTF-8) so that errors can be shown in context.
-pub fn decode(name: &str, mut bytes: Vec<u8>) -> (SourceFile, Result<(), LoadError>) {
-    let check = if bytes.len() > MAX_SPEC_BYTES {
+pub fn decode(name: &str, bytes: Vec<u8>) -> (SourceFile, Result<(), LoadError>) {
+    decode_within(name, bytes, &SPEC)
+}
+
+/// Decodes the raw bytes of a file within `limits`.
+pub fn decode_within(
+    name: &str,
+    mut bytes: Vec<u8>,
+    limits: &Limits,
+) -> (SourceFile, Result<(), LoadError>) {
+    let check = if bytes.len() > limits.bytes {
         Err(LoadError::new(
             0..0,
             format!(
-                "the file is larger than the {} MiB limit for a spec",
-                MAX_SPEC_BYTES >> 20
+                "the file is larger than the {} MiB limit",
+                limits.bytes >> 20
             ),
         )
-        .help("split the cluster into smaller specs, or check that this is the right file"))
+        .help(limits.too_big_help))
     } else {
         std::str::from_utf8(&bytes).map(|_| ()).map_err(|error| {
             let at = error.valid_up_to();
@@ -64,19 +105,24 @@ pub fn decode(name: &str, mut bytes: Vec<u8>) -> (SourceFile, Result<(), LoadErr
                 .help("save the file as UTF-8 text")
         })
     };
-    bytes.truncate(MAX_SPEC_BYTES);
+    bytes.truncate(limits.bytes);
     // Valid UTF-8 (the usual case) becomes the text without a copy.
     let text = String::from_utf8(bytes)
         .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
     (SourceFile::new(name, text), check)
 }
 
-/// Parses the text of a decoded file into a document.
+/// Parses the text of a decoded spec into a document.
 pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
+    load_within(source, &SPEC)
+}
+
+/// Parses the text of a decoded file into a document, within `limits`.
+pub fn load_within(source: &SourceFile, limits: &'static Limits) -> Result<Document, LoadError> {
     let text = source.text();
     // A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    parse::parse(&text[base..], base)
+    parse::parse(&text[base..], base, limits)
 }
 
 #[cfg(test)]

@@ -4,32 +4,26 @@
 
 use super::scalar::resolve_plain;
 use super::span_index::{Kind, LIST_ITEM, SpanIndex};
-use super::{Document, LoadError};
+use super::{Document, Limits, LoadError};
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 use serde_json::{Map, Value};
 use std::ops::Range;
 
-/// Deepest nesting a spec may use; the deepest real path (`/windows/controlPlane/kubeadmToken/fromEnv`)
-/// is 4 levels, so 64 leaves room for any hand-written spec while stopping bracket bombs at once.
+/// Deepest nesting a document may use; the deepest real spec path
+/// (`/windows/controlPlane/kubeadmToken/fromEnv`) is 4 levels and a Kubernetes object rarely goes
+/// past 20, so 64 leaves room for both while stopping bracket bombs at once.
 pub const MAX_DEPTH: usize = 64;
 
-/// Longest list a spec may hold: node subnets are at most 2^16 (HG106 caps the mask at 16 bits past
-/// the cluster prefix), so no usable spec has more nodes, and a million-item list stops here.
-pub const MAX_LIST_ITEMS: usize = 65_536;
-
-/// Most values (scalars, lists, mappings) a spec may hold: a 65,536-node spec has about 600,000.
-pub const MAX_VALUES: usize = 1_000_000;
-
 /// Parses `text` (offset by `base` bytes in the file, for a stripped byte-order mark) into a
-/// document, or the first reason the text is not an acceptable spec.
-pub fn parse(text: &str, base: usize) -> Result<Document, LoadError> {
+/// document, or the first reason the text is not acceptable within `limits`.
+pub fn parse(text: &str, base: usize, limits: &'static Limits) -> Result<Document, LoadError> {
     let options = granit_parser::options! {
         flow_nesting_limit: 2 * MAX_DEPTH,
         block_nesting_limit: 2 * MAX_DEPTH,
         disallow_directives: true,
         emit_unresolved_aliases: true,
     };
-    let mut builder = Builder::new(text.len(), base);
+    let mut builder = Builder::new(text.len(), base, limits);
     for event in Parser::new_from_str_with_options(text, options) {
         let (event, span) = event.map_err(|error| {
             let at = error.marker().byte_offset().unwrap_or(0) + base;
@@ -73,18 +67,20 @@ struct Builder {
     root: Option<Value>,
     base: usize,
     documents: usize,
+    limits: &'static Limits,
 }
 
 impl Builder {
-    fn new(text_len: usize, base: usize) -> Self {
+    fn new(text_len: usize, base: usize, limits: &'static Limits) -> Self {
         Builder {
-            spans: SpanIndex::for_text(text_len, MAX_VALUES),
+            spans: SpanIndex::for_text(text_len, limits.values),
             stack: Vec::new(),
             edges: Vec::new(),
             values: Vec::new(),
             root: None,
             base,
             documents: 0,
+            limits,
         }
     }
 
@@ -104,7 +100,7 @@ impl Builder {
                         bytes,
                         "the file holds more than one YAML document",
                     )
-                    .help("keep one cluster spec per file and remove the `---` separator"));
+                    .help(self.limits.one_document_help));
                 }
             }
             Event::Alias(_) | Event::UnresolvedAlias(_) => {
@@ -174,27 +170,24 @@ impl Builder {
 
     /// Records a new value (its span, and its place in the open parent), within the limits.
     fn open_node(&mut self, value: Range<usize>, kind: Kind) -> Result<u32, LoadError> {
-        if self.spans.len() >= MAX_VALUES {
+        if self.spans.len() >= self.limits.values {
             return Err(LoadError::new(
                 value,
-                format!("the document holds more than {MAX_VALUES} values"),
+                format!("the document holds more than {} values", self.limits.values),
             )
-            .help(
-                "a cluster spec of 65,536 nodes holds about 600,000; check that this is a spec",
-            ));
+            .help(self.limits.too_big_help));
         }
         let id = u32::try_from(self.spans.len())
             .map_err(|_| LoadError::new(value.clone(), "the document has too many values"))?;
         let mut key_span = None;
         if let Some(frame) = self.stack.last_mut() {
-            if !frame.is_mapping && self.edges.len() - frame.edges_from >= MAX_LIST_ITEMS {
+            let list_items = self.limits.list_items;
+            if !frame.is_mapping && self.edges.len() - frame.edges_from >= list_items {
                 return Err(LoadError::new(
                     value,
-                    format!("a list holds more than {MAX_LIST_ITEMS} items"),
+                    format!("a list holds more than {list_items} items"),
                 )
-                .help(
-                    "a cluster has at most 65,536 nodes (one /24 each in a /8); split the spec",
-                ));
+                .help(self.limits.too_big_help));
             }
             frame.last_child_end = frame.last_child_end.max(value.end);
             let child_start = frame
