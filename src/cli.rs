@@ -6,6 +6,7 @@ use crate::pipeline::{self, Checked};
 use crate::report::{self, FileReport, Totals, human};
 use crate::rules;
 use crate::schema;
+use crate::verify;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -31,6 +32,13 @@ enum Command {
         after_help = "Examples:\n  hybridgen render examples/kubeadm-vxlan-windows.yaml --out deploy/\n  hybridgen render spec.yaml --out deploy/ --check   # CI: fail when committed artifacts are stale"
     )]
     Render(RenderArgs),
+    /// Compare the plan of a spec with what the cluster runs, as kubectl captured it: nodes, their
+    /// pod subnets, addresses and Windows builds, flannel's, kubeadm's, kube-proxy's and the
+    /// kubelet's configuration, and where the network DaemonSets schedule.
+    #[command(
+        after_help = "Examples:\n  hybridgen verify spec.yaml --print-capture > capture.sh   # the kubectl commands to run\n  hybridgen verify spec.yaml --cluster cluster-capture/      # files captured with kubectl\n  hybridgen verify spec.yaml --kubectl                       # run kubectl (current context) here"
+    )]
+    Verify(VerifyArgs),
     /// Explain a rule: what it checks, why, and how to fix it.
     #[command(
         after_help = "Examples:\n  hybridgen explain HG201\n  hybridgen explain --all > rules.md"
@@ -113,6 +121,40 @@ struct SeverityArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["cluster", "kubectl", "print_capture"])))]
+struct VerifyArgs {
+    /// The spec whose plan the cluster is compared with.
+    #[arg(value_name = "FILE")]
+    spec: PathBuf,
+    /// Files or directories captured with kubectl (JSON or YAML; `--print-capture` prints the
+    /// commands).
+    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with_all = ["kubectl", "print_capture"])]
+    cluster: Vec<PathBuf>,
+    /// Capture with kubectl here, through its current context, then compare (the kubectl found on
+    /// PATH, or the one given).
+    #[arg(long, value_name = "KUBECTL", num_args = 0..=1, default_missing_value = "kubectl", conflicts_with = "print_capture")]
+    kubectl: Option<PathBuf>,
+    /// Print the kubectl commands that capture what verify compares, and exit.
+    #[arg(long)]
+    print_capture: bool,
+    /// The prefix of flannel's node annotations when flanneld runs with
+    /// `--kube-annotation-prefix` (default: found on the nodes).
+    #[arg(long, value_name = "PREFIX")]
+    flannel_annotation_prefix: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    #[command(flatten)]
+    severities: SeverityArgs,
+    /// Print the findings only, not what was compared.
+    #[arg(short, long)]
+    quiet: bool,
+    /// When to colour the human output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+#[derive(Debug, Args)]
 struct RenderArgs {
     /// The spec to render.
     #[arg(value_name = "FILE")]
@@ -163,6 +205,7 @@ pub fn run(cli: Cli) -> Outcome {
     match cli.command {
         Command::Plan(args) => plan(args),
         Command::Render(args) => render(args),
+        Command::Verify(args) => verify(args),
         Command::Explain { code, all } => explain(code.as_deref(), all),
         Command::Schema => emit(&schema::generate_text(), Outcome::Clean),
         Command::Completions { shell } => {
@@ -310,21 +353,128 @@ fn plan(args: PlanArgs) -> Outcome {
         .iter()
         .map(|(file, diagnostics)| FileReport::new(file, diagnostics))
         .collect();
-    let text = match args.format {
-        Format::Human => human::render(&reports, human_style(args.color, args.quiet)),
-        Format::Json => report::json::render(&reports),
-        Format::Sarif => report::sarif::render(&reports),
-        Format::Github => report::github::render(&reports),
-    };
-    let totals = Totals::of(&reports);
-    let outcome = if unreadable {
+    let text = formatted(&reports, args.format, human_style(args.color, args.quiet));
+    emit(&text, outcome_of(&reports, unreadable))
+}
+
+/// The reports in the chosen format.
+fn formatted(reports: &[FileReport], format: Format, style: human::Style) -> String {
+    match format {
+        Format::Human => human::render(reports, style),
+        Format::Json => report::json::render(reports),
+        Format::Sarif => report::sarif::render(reports),
+        Format::Github => report::github::render(reports),
+    }
+}
+
+/// Exit 2 when a file could not be read, else 1 with any error finding, else 0.
+fn outcome_of(reports: &[FileReport], unreadable: bool) -> Outcome {
+    if unreadable {
         Outcome::Unusable
-    } else if totals.errors > 0 {
+    } else if Totals::of(reports).errors > 0 {
         Outcome::Errors
     } else {
         Outcome::Clean
+    }
+}
+
+fn verify(args: VerifyArgs) -> Outcome {
+    let overrides = match Overrides::from_args(&args.severities) {
+        Ok(overrides) => overrides,
+        Err(message) => {
+            complain(&message);
+            return Outcome::Unusable;
+        }
     };
-    emit(&text, outcome)
+    let name = args.spec.display().to_string();
+    let checked = match planned_without_errors(&args.spec, &overrides) {
+        Ok(checked) => checked,
+        Err(outcome) => return outcome,
+    };
+    let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
+        return Outcome::Errors;
+    };
+    if args.print_capture {
+        return emit(&verify::kubectl::script(&name, plan), Outcome::Clean);
+    }
+    let inputs = match capture_inputs(&args, plan) {
+        Ok(inputs) => inputs,
+        Err(message) => {
+            complain(&format!("{message}; nothing was verified"));
+            return Outcome::Unusable;
+        }
+    };
+    let captured = verify::capture::read(inputs, &verify::kubectl::captures(plan));
+    let live = verify::cluster::read(
+        &captured.objects,
+        plan,
+        args.flannel_annotation_prefix.as_deref(),
+    );
+    let comparison = verify::compare(spec, plan, &live);
+    let findings = overrides.apply(comparison.diagnostics.clone());
+    let capture_findings: Vec<Vec<Diagnostic>> = captured
+        .files
+        .iter()
+        .map(|file| overrides.apply(file.diagnostics.clone()))
+        .collect();
+    // The spec, and each capture with findings of its own (the coverage names the others).
+    let mut reports = vec![FileReport::new(&checked, &findings)];
+    reports.extend(
+        captured
+            .files
+            .iter()
+            .zip(&capture_findings)
+            .filter(|(_, diagnostics)| !diagnostics.is_empty())
+            .map(|(file, diagnostics)| FileReport::new(file, diagnostics)),
+    );
+    let style = human::Style {
+        show_plan: false,
+        ..human_style(args.color, args.quiet)
+    };
+    let mut text = String::new();
+    if args.format == Format::Human && !args.quiet {
+        text.push_str(&comparison.coverage_text(&name, &captured));
+    }
+    text.push_str(&formatted(&reports, args.format, style));
+    emit(&text, outcome_of(&reports, false))
+}
+
+/// The spec checked and planned, when it has no errors: a cluster is compared only with a sound
+/// plan. Otherwise its findings go to stderr, and the outcome says why nothing was verified.
+fn planned_without_errors(path: &Path, overrides: &Overrides) -> Result<Checked, Outcome> {
+    let name = path.display().to_string();
+    let bytes = read_input(path).map_err(|error| {
+        complain(&format!("cannot read `{name}`: {error}"));
+        Outcome::Unusable
+    })?;
+    let checked = pipeline::check(&name, bytes);
+    let findings = overrides.apply(checked.diagnostics.clone());
+    let planned = checked.spec.is_some() && checked.plan.is_some();
+    if !planned || findings.iter().any(|d| d.severity == Severity::Error) {
+        complain_findings(&checked, &findings);
+        complain(&format!("`{name}` has errors; nothing was verified"));
+        return Err(Outcome::Errors);
+    }
+    Ok(checked)
+}
+
+/// The captures to read: kubectl's output, each named by its command, or the files given.
+fn capture_inputs(
+    args: &VerifyArgs,
+    plan: &crate::plan::Plan,
+) -> Result<Vec<verify::capture::Input>, String> {
+    let Some(kubectl) = &args.kubectl else {
+        return verify::capture::gather(&args.cluster);
+    };
+    verify::kubectl::run(kubectl, plan)
+        .into_iter()
+        .map(|ran| {
+            ran.output.map(|bytes| verify::capture::Input {
+                name: ran.capture.command_line(),
+                bytes,
+            })
+        })
+        .collect()
 }
 
 fn human_style(choice: ColorChoice, quiet: bool) -> human::Style {

@@ -20,3 +20,4 @@ pub mod rules;
 pub mod schema;
 pub mod source;
 pub mod spec;
+pub mod verify;

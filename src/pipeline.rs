@@ -123,6 +123,24 @@ fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
 }
 
 impl Checked {
+    /// A file that is not a spec (a kubectl capture that `verify` read), so that findings about it
+    /// are reported at their place in it, in every format.
+    pub fn other_file(
+        source: SourceFile,
+        spans: Option<SpanIndex>,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Self {
+        Checked {
+            source,
+            spans,
+            inline_secrets: Vec::new(),
+            spec: None,
+            plan: None,
+            diagnostics,
+            artifacts: Vec::new(),
+        }
+    }
+
     /// The typed spec and its plan, when checking got that far; the rest is dropped.
     pub fn into_spec_and_plan(self) -> Option<(Spec, Plan)> {
         self.spec.zip(self.plan)

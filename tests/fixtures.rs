@@ -199,7 +199,8 @@ fn every_rule_has_a_failing_fixture_and_a_passing_neighbour() {
     let (invalid, valid) = (names("invalid"), names("valid"));
     for rule in hybridgen::rules::all() {
         // HG006 fires only when rendering, which needs the environment; it has no plan fixture.
-        if rule.code == "HG006" {
+        // HG5xx compare a plan with a captured cluster: their cases are in tests/verify.rs.
+        if rule.code == "HG006" || rule.code.starts_with("HG5") {
             continue;
         }
         let prefix = format!("{}-", rule.code);

@@ -44,6 +44,17 @@ pub(crate) fn shell_quote(value: &str) -> String {
     format!("'{}'", value.replace('\'', r"'\''"))
 }
 
+/// `value` as a POSIX shell word: as it is when it holds nothing the shell reads specially, else
+/// single-quoted. For commands people read and paste.
+pub(crate) fn shell_word(value: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._/-:=@+,".contains(c);
+    if !value.is_empty() && value.chars().all(plain) {
+        value.to_string()
+    } else {
+        shell_quote(value)
+    }
+}
+
 /// A PowerShell verbatim string holding exactly `value`: single quotes, each `'` doubled.
 pub(crate) fn powershell_quote(value: &str) -> String {
     format!("'{}'", value.replace('\'', "''"))
@@ -77,4 +88,25 @@ pub(crate) fn path_segment(name: &str) -> Result<&str, RenderError> {
         )));
     }
     Ok(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+    use std::process::Command;
+
+    #[test]
+    fn shell_words_read_back_as_what_they_hold() {
+        assert_eq!(shell_word("examples/a-1.33.yaml"), "examples/a-1.33.yaml");
+        for value in ["my spec.yaml", "it's", "$(reboot)", "a;b", "", "*"] {
+            let quoted = shell_word(value);
+            assert_ne!(quoted, value);
+            let echoed = Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {quoted}"))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(echoed.stdout).unwrap(), value);
+        }
+    }
 }

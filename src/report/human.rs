@@ -1,7 +1,7 @@
 //! `--format human`: the resolved IP plan of each file, then each finding drawn by miette with the
 //! YAML around it, then a summary. The only user of miette.
 
-use super::{FileReport, Located, Totals};
+use super::{FileReport, Located, Totals, findings_summary};
 use crate::diagnostic::Severity;
 use crate::plan::{Plan, address};
 use crate::spec::{Os, Spec};
@@ -63,15 +63,10 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
 }
 
 fn file_summary(report: &FileReport) -> String {
-    let (errors, warnings) = (
+    findings_summary(
         report.count(Severity::Error),
         report.count(Severity::Warning),
-    );
-    if errors + warnings == 0 {
-        "no problems found".into()
-    } else {
-        format!("{errors} error(s), {warnings} warning(s)")
-    }
+    )
 }
 
 /// The resolved plan of one spec: settings with defaults applied, each node, and the routes.

@@ -123,18 +123,29 @@ impl Totals {
     }
 
     pub fn summary(&self) -> String {
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        let files = plural(self.files, "file");
-        if self.errors == 0 && self.warnings == 0 {
-            format!("{files} checked: no problems found")
-        } else {
-            format!(
-                "{files} checked: {}, {}",
-                plural(self.errors, "error"),
-                plural(self.warnings, "warning")
-            )
-        }
+        format!(
+            "{} checked: {}",
+            counted(self.files, "file"),
+            findings_summary(self.errors, self.warnings)
+        )
     }
+}
+
+/// `3 errors, 1 warning`, or `no problems found`.
+pub fn findings_summary(errors: usize, warnings: usize) -> String {
+    if errors == 0 && warnings == 0 {
+        "no problems found".into()
+    } else {
+        format!(
+            "{}, {}",
+            counted(errors, "error"),
+            counted(warnings, "warning")
+        )
+    }
+}
+
+fn counted(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// A stable link to a rule's section of the rules reference (the heading's Markdown anchor).

@@ -5,6 +5,7 @@ pub mod cidr;
 pub mod flannel;
 pub mod hostprocess;
 pub mod input;
+pub mod live;
 pub mod topology;
 pub mod windows;
 
@@ -72,6 +73,7 @@ pub fn all() -> &'static [&'static Rule] {
         PLAN_FAMILIES
             .iter()
             .flat_map(|family| family.iter().map(|registered| registered.rule))
+            .chain(live::RULES.iter().map(|registered| registered.rule))
             .collect()
     });
     &ALL
@@ -92,6 +94,17 @@ pub fn run(spec: &Spec, plan: &Plan) -> Vec<Diagnostic> {
     for registered in PLAN_FAMILIES.iter().copied().flatten() {
         if let Some(check) = registered.check {
             check(&context, &mut found);
+        }
+    }
+    found
+}
+
+/// Runs every live check (`verify`): the plan against a captured cluster.
+pub fn run_live(context: &live::LiveContext) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    for registered in live::RULES {
+        if let Some(check) = registered.check {
+            check(context, &mut found);
         }
     }
     found

@@ -1,0 +1,1093 @@
+//! HG5xx: the plan against the live cluster (`hybridgen verify`). Each check compares what the
+//! spec plans with what kubectl captured, points at the spec field or node that disagrees, and
+//! quotes the live value with where it was read.
+
+use super::declare_rules;
+use crate::diagnostic::{Diagnostic, key, value};
+use crate::plan::version::WindowsBuild;
+use crate::plan::{NodePlan, Plan};
+use crate::spec::{Backend, Os, Spec};
+use crate::verify::Matching;
+use crate::verify::cluster::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode};
+use ipnet::Ipv4Net;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// What a live check reads: the spec, its plan, the captured cluster and which live node each
+/// planned node is.
+pub struct LiveContext<'a> {
+    pub spec: &'a Spec,
+    pub plan: &'a Plan,
+    pub cluster: &'a LiveCluster,
+    pub matching: &'a Matching,
+}
+
+pub type LiveCheck = fn(&LiveContext, &mut Vec<Diagnostic>);
+
+declare_rules! {
+    checks: LiveCheck;
+
+    /// ### What it checks
+    /// That every planned node is in the cluster (matched by name as Kubernetes registers it —
+    /// lower case, or the first label of a qualified name — else by address). Warning: a cluster
+    /// node the spec does not declare.
+    ///
+    /// ### Why it matters
+    /// A node that never joined has no pods; a node the plan does not know got a pod subnet and
+    /// routes nobody planned, and the Windows and host-gw artifacts leave it out.
+    ///
+    /// ### Fix
+    /// Join the node, or remove it from the spec; declare the nodes the cluster runs.
+    ///
+    /// ### References
+    /// Kubernetes "Nodes" (node name uniqueness, `--hostname-override`); kubernetes/kubernetes
+    /// `pkg/kubelet/nodestatus`.
+    LIVE_NODE_MISSING = ("HG501", "live-node-missing", Error, Some(check_nodes_present));
+
+    /// ### What it checks
+    /// That each node's `kubernetes.io/os` label (else `beta.kubernetes.io/os`, else
+    /// `status.nodeInfo.operatingSystem`) is the `os` the spec plans for it.
+    ///
+    /// ### Why it matters
+    /// The OS decides which DaemonSets, images and network setup a node gets: a Windows node
+    /// planned as Linux gets no Windows flanneld or kube-proxy, and the reverse.
+    ///
+    /// ### Fix
+    /// Correct the node's `os` in the spec, or the node's `--node-labels`.
+    ///
+    /// ### References
+    /// Kubernetes "Well-Known Labels, Annotations and Taints" (`kubernetes.io/os`).
+    LIVE_NODE_OS_MISMATCH = ("HG502", "live-node-os-mismatch", Error, Some(check_node_os));
+
+    /// ### What it checks
+    /// Each node's `spec.podCIDR`: allocated, inside `clusterCidr`, of the planned
+    /// `nodeCidrMaskSize`, and equal to a pinned `podCidr`; and, when pods were captured, that each
+    /// pod's address lies in its node's subnet. (Subnets the spec does not pin are handed out by
+    /// kube-controller-manager in the order nodes join, so only their range and size are compared.)
+    ///
+    /// ### Why it matters
+    /// flannel refuses a node without a podCIDR ("failed to acquire lease: node ... pod cidr not
+    /// assigned") or outside its `Network`, and a pod outside its node's subnet cannot be routed.
+    ///
+    /// ### Fix
+    /// Let kube-controller-manager allocate node subnets from the planned range (kubeadm:
+    /// `networking.podSubnet`, as `kubeadm/kubeadm-config.yaml` sets it); re-register a node whose
+    /// subnet is wrong.
+    ///
+    /// ### References
+    /// flannel-io/flannel `pkg/subnet/kube/kube.go`; flannel-io/flannel#728, #1224, #1344, #1437,
+    /// #1558; kubernetes/kubernetes#103898; MicrosoftDocs/Virtualization-Documentation#1013.
+    LIVE_POD_CIDR_MISMATCH = ("HG503", "live-pod-cidr-mismatch", Error, Some(check_pod_cidrs));
+
+    /// ### What it checks
+    /// Each Windows node's `status.nodeInfo.kernelVersion` (`10.0.BUILD.REVISION`, the only field
+    /// with the revision; `osImage` never names the build): the planned build, the revision at
+    /// least the planned one, and with vxlan on build 17763 at least revision 379 (KB4489899).
+    /// Warning: no revision in it.
+    ///
+    /// ### Why it matters
+    /// Process-isolated Windows containers need images of the host's build; overlay networking on
+    /// Windows Server 2019 needs KB4489899.
+    ///
+    /// ### Fix
+    /// Update the node, or correct `windows.build` (or the node's `windowsBuild`) to what it runs.
+    ///
+    /// ### References
+    /// kubernetes/kubernetes `pkg/kubelet/winstats/version.go` (`GetPatchVersion`);
+    /// kubernetes/website `windows-networking.md` (KB4489899).
+    LIVE_WINDOWS_BUILD = ("HG504", "live-windows-build", Error, Some(check_windows_builds));
+
+    /// ### What it checks
+    /// flannel's `net-conf.json` (ConfigMap `kube-flannel-cfg`): `Network`, `Backend.Type`, and for
+    /// vxlan `Backend.VNI` and `Backend.Port` (unset: flannel's defaults 1 and 8472) against the
+    /// plan; and each node's flannel `backend-type` annotation.
+    ///
+    /// ### Why it matters
+    /// flanneld reads its network and backend from this file: a `Network` other than the cluster
+    /// range makes it refuse the nodes' subnets, and a VNI or port other than Windows' breaks
+    /// Linux–Windows pod traffic without an error.
+    ///
+    /// ### Fix
+    /// Apply the `kube-flannel.yml` hybridgen renders, and restart the flannel pods.
+    ///
+    /// ### References
+    /// flannel-io/flannel `Documentation/configuration.md`, `Documentation/backends.md`;
+    /// flannel-io/flannel#1983.
+    LIVE_NET_CONF_MISMATCH = ("HG505", "live-net-conf-mismatch", Error, Some(check_net_conf));
+
+    /// ### What it checks
+    /// vxlan: the VNI each node's flanneld announces in its `backend-data` annotation, against the
+    /// planned VNI and each other. Warning: a node whose annotation carries no VNI (flannel before
+    /// the VNI was recorded), so it cannot be compared.
+    ///
+    /// ### Why it matters
+    /// Linux flanneld defaults to VNI 1 while Windows needs 4096: nodes on different VNIs drop each
+    /// other's pod traffic, silently.
+    ///
+    /// ### Fix
+    /// Set `"VNI": 4096` in `net-conf.json` (the rendered `kube-flannel.yml` does) and restart
+    /// flanneld on every node.
+    ///
+    /// ### References
+    /// flannel-io/flannel `pkg/subnet/kube/annotations.go`; k3s-io/k3s#9295; rancher/rke2#5952;
+    /// rancher/rancher#26609.
+    LIVE_VNI_MISMATCH = ("HG506", "live-vni-mismatch", Error, Some(check_vnis));
+
+    /// ### What it checks
+    /// The cluster's own configuration against the plan: kubeadm's `ClusterConfiguration`
+    /// (`networking.podSubnet`, `serviceSubnet`, `dnsDomain`, the controller manager's
+    /// `node-cidr-mask-size`, as a v1beta3 map or a v1beta4 list), kube-proxy's `clusterCIDR`, the
+    /// kubelet's `clusterDNS` and `clusterDomain`; on k3s and RKE2, which have no kubeadm
+    /// ConfigMap, the server flags their `node-args` annotation records. What was not captured is
+    /// not compared, and the report says so.
+    ///
+    /// ### Why it matters
+    /// A pod subnet kubeadm allocates from that is not flannel's `Network` makes flannel crash-loop;
+    /// a Service range or DNS address other than planned breaks DNS for every pod.
+    ///
+    /// ### Fix
+    /// Set up the cluster with the rendered `kubeadm/kubeadm-config.yaml`, or correct the spec to
+    /// what the cluster runs.
+    ///
+    /// ### References
+    /// kubeadm configuration (v1beta3, v1beta4); kube-proxy `KubeProxyConfiguration`; flannel-io/flannel#1983;
+    /// kubernetes/kubernetes#103898.
+    LIVE_CLUSTER_CONFIG_MISMATCH = ("HG507", "live-cluster-config-mismatch", Error, Some(check_cluster_config));
+
+    /// ### What it checks
+    /// With Windows nodes: that the Linux flannel and kube-proxy DaemonSets cannot schedule onto
+    /// Windows (a `kubernetes.io/os: linux` node selector or affinity, or a taint on every Windows
+    /// node that they do not tolerate), the Windows ones (`*-windows`) not onto Linux, and no
+    /// DaemonSet reports misscheduled pods. Transient taints (`node.kubernetes.io/not-ready`,
+    /// `unreachable`, ..., `node.cloudprovider.kubernetes.io/uninitialized`) keep nothing off.
+    ///
+    /// ### Why it matters
+    /// A Linux DaemonSet on a Windows node crash-loops there and keeps the node from being Ready;
+    /// kubeadm's kube-proxy and old flannel manifests carry no OS constraint, and kube-proxy
+    /// tolerates every taint.
+    ///
+    /// ### Fix
+    /// Run `patches/apply.sh` from `hybridgen render`, which pins them to Linux.
+    ///
+    /// ### References
+    /// Kubernetes "Guide for adding Windows Nodes" (node selectors for Linux DaemonSets);
+    /// Kubernetes "Taints and Tolerations"; kubernetes/kubernetes#76327.
+    LIVE_DAEMONSET_PLACEMENT = ("HG508", "live-daemonset-placement", Error, Some(check_daemonsets));
+
+    /// ### What it checks
+    /// That each captured file is kubectl's JSON or YAML of the kinds `verify` reads (Node,
+    /// ConfigMap, DaemonSet, Pod): a `List`, a typed list or one object. `kubectl describe` text,
+    /// a `kubectl get` table (`-o wide`), a truncated file or something that is no Kubernetes
+    /// object is an error; an object of another kind is a warning, since nothing compares it.
+    ///
+    /// ### Why it matters
+    /// A capture that cannot be read would leave part of the cluster unchecked without a word.
+    ///
+    /// ### Fix
+    /// Capture with the command the help gives (`hybridgen verify --print-capture SPEC` prints
+    /// them all), or let `hybridgen verify --kubectl` run them.
+    ///
+    /// ### References
+    /// kubectl "Output options" (`-o json`, `-o yaml`).
+    CAPTURE_UNREADABLE = ("HG509", "live-capture-unreadable", Error, None);
+
+    /// ### What it checks
+    /// That each node's `InternalIP` is its planned `address`, and that the address flanneld
+    /// announces (`public-ip` annotation) is too.
+    ///
+    /// ### Why it matters
+    /// The kubelet and flanneld pick an interface themselves when not told: on a Windows node or a
+    /// VM with a NAT adapter they pick the wrong one, and pod traffic to that node goes nowhere.
+    ///
+    /// ### Fix
+    /// Set the kubelet's `--node-ip` and flanneld's `--iface` to the planned address (the rendered
+    /// join files do), or correct the node's `address`.
+    ///
+    /// ### References
+    /// microsoft/SDN#315; flannel-io/flannel#946; tsl0922/kubeadm-vagrant PR #1.
+    LIVE_NODE_ADDRESS_MISMATCH = ("HG510", "live-node-address-mismatch", Error, Some(check_addresses));
+}
+
+/// The matched pairs: planned node index, planned node, live node.
+fn matched<'a>(
+    context: &'a LiveContext,
+) -> impl Iterator<Item = (usize, &'a NodePlan, &'a LiveNode)> + 'a {
+    context
+        .matching
+        .live_of
+        .iter()
+        .enumerate()
+        .filter_map(|(index, live)| {
+            Some((
+                index,
+                context.plan.nodes.get(index)?,
+                context.cluster.nodes.get((*live)?)?,
+            ))
+        })
+}
+
+fn node_pointer(index: usize, field: &str) -> String {
+    super::node_pointer(index, field)
+}
+
+/// `a, b, c` and how many more.
+fn listing(names: impl Iterator<Item = String>, shown: usize) -> String {
+    let names: Vec<String> = names.collect();
+    let mut text = names[..names.len().min(shown)].join(", ");
+    if names.len() > shown {
+        text.push_str(&format!(" and {} more", names.len() - shown));
+    }
+    text
+}
+
+fn check_nodes_present(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let cluster = context.cluster;
+    if cluster.nodes.is_empty() {
+        return;
+    }
+    let live_names = || listing(cluster.nodes.iter().map(|n| format!("`{}`", n.name)), 6);
+    for (index, live) in context.matching.live_of.iter().enumerate() {
+        let Some(node) = context.plan.nodes.get(index).filter(|_| live.is_none()) else {
+            continue;
+        };
+        let address = node
+            .address
+            .as_ref()
+            .map_or_else(|_| String::new(), |address| format!(" ({address})"));
+        found.push(
+            Diagnostic::new(
+                &LIVE_NODE_MISSING,
+                value(node_pointer(index, "")),
+                format!(
+                    "node `{}`{address} is not in the cluster, which runs {}",
+                    node.name,
+                    live_names()
+                ),
+            )
+            .label("not in the cluster")
+            .help("join the node (its hostname, in lower case, must be its name), or remove it from the spec"),
+        );
+    }
+    for live in &context.matching.undeclared {
+        let Some(node) = cluster.nodes.get(*live) else {
+            continue;
+        };
+        let address = node
+            .internal_ip
+            .as_ref()
+            .map_or_else(String::new, |ip| format!(", address {}", ip.value));
+        found.push(
+            Diagnostic::new(
+                &LIVE_NODE_MISSING,
+                key("/nodes"),
+                format!(
+                    "the cluster runs node `{}` ({}{address}), which the spec does not declare",
+                    node.name, node.source
+                ),
+            )
+            .label("not declared")
+            .help(format!(
+                "declare `{}` under `nodes`, with its address, OS and roles",
+                node.name
+            ))
+            .warning(),
+        );
+    }
+}
+
+fn check_node_os(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    for (index, planned, live) in matched(context) {
+        let Some(os) = &live.os else { continue };
+        if !os.value.eq_ignore_ascii_case(planned.os.as_str()) {
+            found.push(
+                Diagnostic::new(
+                    &LIVE_NODE_OS_MISMATCH,
+                    value(node_pointer(index, "os")),
+                    format!(
+                        "node `{}` runs `{}` ({}), but the spec plans `{}`",
+                        planned.name,
+                        os.value,
+                        os.source,
+                        planned.os.as_str()
+                    ),
+                )
+                .label("planned OS")
+                .help(format!(
+                    "set `os: {}` for this node, or correct the node's labels",
+                    os.value.to_ascii_lowercase()
+                )),
+            );
+        }
+    }
+}
+
+fn check_pod_cidrs(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Ok(cluster) = &plan.cluster_cidr else {
+        return;
+    };
+    let mut subnets = BTreeMap::new();
+    for (index, planned, live) in matched(context) {
+        let Some(text) = &live.pod_cidr.value else {
+            found.push(
+                Diagnostic::new(
+                    &LIVE_POD_CIDR_MISMATCH,
+                    value(node_pointer(index, "")),
+                    format!(
+                        "node `{}` has no pod subnet ({} is empty): kube-controller-manager never allocated one, and flannel refuses the node",
+                        planned.name, live.pod_cidr.source
+                    ),
+                )
+                .label("no podCIDR")
+                .help(format!("let kube-controller-manager allocate node subnets from {cluster} (kubeadm: `networking.podSubnet`)")),
+            );
+            continue;
+        };
+        let Ok(subnet) = text.parse::<Ipv4Net>() else {
+            continue;
+        };
+        subnets.insert(index, subnet);
+        let quoted = format!("`{text}` ({})", live.pod_cidr.source);
+        if !cluster.contains(&subnet) {
+            found.push(
+                Diagnostic::new(
+                    &LIVE_POD_CIDR_MISMATCH,
+                    value("/network/clusterCidr"),
+                    format!("node `{}` has pod subnet {quoted}, outside `clusterCidr` {cluster}", planned.name),
+                )
+                .label("planned pod network")
+                .related(value(node_pointer(index, "")), format!("node `{}`", planned.name))
+                .help("allocate node subnets from `clusterCidr` (kube-controller-manager `--cluster-cidr`), or correct `clusterCidr` to the cluster's"),
+            );
+        } else if subnet.prefix_len() != plan.node_mask {
+            found.push(
+                Diagnostic::new(
+                    &LIVE_POD_CIDR_MISMATCH,
+                    value("/network/nodeCidrMaskSize"),
+                    format!("node `{}` has pod subnet {quoted}, a /{}, but the plan gives each node a /{}", planned.name, subnet.prefix_len(), plan.node_mask),
+                )
+                .label("planned node subnet size")
+                .help(format!("set `nodeCidrMaskSize: {}`, or kube-controller-manager's `--node-cidr-mask-size` to {}", subnet.prefix_len(), plan.node_mask)),
+            );
+        } else if let Some(Ok(pinned)) = &planned.pinned {
+            if *pinned != subnet {
+                found.push(
+                    Diagnostic::new(
+                        &LIVE_POD_CIDR_MISMATCH,
+                        value(node_pointer(index, "podCidr")),
+                        format!(
+                            "node `{}` has pod subnet {quoted}, but the spec pins {pinned}",
+                            planned.name
+                        ),
+                    )
+                    .label("pinned pod subnet")
+                    .help(format!(
+                        "pin `podCidr: {subnet}`, or re-register the node so that it gets {pinned}"
+                    )),
+                );
+            }
+        }
+    }
+    check_pod_addresses(context, &subnets, found);
+}
+
+/// Pods whose address lies outside their node's subnet (flannel-io/flannel#1437), at most one
+/// finding per node.
+fn check_pod_addresses(
+    context: &LiveContext,
+    subnets: &BTreeMap<usize, Ipv4Net>,
+    found: &mut Vec<Diagnostic>,
+) {
+    let mut by_node: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for (index, planned, live) in matched(context) {
+        let Some(subnet) = subnets.get(&index) else {
+            continue;
+        };
+        for pod in context
+            .cluster
+            .pods
+            .iter()
+            .filter(|pod| pod.node == live.name)
+        {
+            let outside = pod
+                .ip
+                .parse::<std::net::Ipv4Addr>()
+                .is_ok_and(|ip| !subnet.contains(&ip));
+            if outside {
+                by_node
+                    .entry(index)
+                    .or_default()
+                    .push(format!("{} at {} ({})", pod.label, pod.ip, pod.source));
+            }
+        }
+        let Some(pods) = by_node.get(&index) else {
+            continue;
+        };
+        found.push(
+            Diagnostic::new(
+                &LIVE_POD_CIDR_MISMATCH,
+                value(node_pointer(index, "")),
+                format!(
+                    "node `{}` has pod subnet {subnet}, but {} of its pods are outside it: {}",
+                    planned.name,
+                    pods.len(),
+                    listing(pods.iter().cloned(), 3)
+                ),
+            )
+            .label("pods outside the node's subnet")
+            .help("restart flanneld and the pods on this node, so that they take addresses from its subnet"),
+        );
+    }
+}
+
+fn check_windows_builds(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let vxlan = context.plan.flannel.backend == Backend::Vxlan;
+    for (_, planned, live) in matched(context) {
+        let Some(windows) = planned
+            .windows
+            .as_ref()
+            .filter(|_| planned.os == Os::Windows)
+        else {
+            continue;
+        };
+        let (Some(Ok(build)), Some(kernel)) = (&windows.build, &live.kernel_version) else {
+            continue;
+        };
+        let Some(running) = kernel
+            .value
+            .strip_prefix("10.0.")
+            .and_then(WindowsBuild::parse)
+        else {
+            continue;
+        };
+        let pointer = windows.build_pointer.clone();
+        let said = format!("`{}` ({})", kernel.value, kernel.source);
+        let mut finding = |message: String, help: String| {
+            found.push(
+                Diagnostic::new(&LIVE_WINDOWS_BUILD, value(pointer.clone()), message)
+                    .label("planned Windows build")
+                    .help(help),
+            );
+        };
+        if running.build != build.build {
+            finding(
+                format!(
+                    "node `{}` runs Windows build {said}, but the plan says {build}",
+                    planned.name
+                ),
+                format!(
+                    "set the node's `windowsBuild` to \"10.0.{}\", or run the planned build",
+                    kernel.value.trim_start_matches("10.0.")
+                ),
+            );
+        } else if let (Some(planned_revision), Some(revision)) = (build.revision, running.revision)
+        {
+            if revision < planned_revision {
+                finding(
+                    format!(
+                        "node `{}` runs {said}, an older revision than the planned {build}",
+                        planned.name
+                    ),
+                    format!(
+                        "install the updates that bring it to revision {planned_revision}, or correct the planned build"
+                    ),
+                );
+            }
+        }
+        if running.build == 17763
+            && vxlan
+            && running.revision.is_some_and(|revision| revision < 379)
+        {
+            finding(
+                format!(
+                    "node `{}` runs {said}, before KB4489899 (10.0.17763.379), which vxlan overlay needs",
+                    planned.name
+                ),
+                "install the March 2019 cumulative update (KB4489899) or later".into(),
+            );
+        }
+        if running.revision.is_none() {
+            found.push(
+                Diagnostic::new(
+                    &LIVE_WINDOWS_BUILD,
+                    value(windows.build_pointer.clone()),
+                    format!("node `{}` reports kernel {said} without a revision, so the updates it has cannot be verified", planned.name),
+                )
+                .label("revision unknown")
+                .help("use a kubelet that reports the revision (kubernetes `winstats.GetPatchVersion`)")
+                .warning(),
+            );
+        }
+    }
+}
+
+fn check_net_conf(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let flannel = &plan.flannel;
+    match &context.cluster.net_conf {
+        Some(Err(problem)) => found.push(
+            Diagnostic::new(
+                &LIVE_NET_CONF_MISMATCH,
+                key("/flannel"),
+                format!(
+                    "flannel's configuration cannot be read: {} ({})",
+                    problem.value, problem.source
+                ),
+            )
+            .label("planned flannel settings")
+            .help("apply the `kube-flannel.yml` hybridgen renders"),
+        ),
+        Some(Ok(net_conf)) => {
+            let mut mismatch = |pointer: &str, what: &str, live: String, planned: String| {
+                found.push(
+                    Diagnostic::new(
+                        &LIVE_NET_CONF_MISMATCH,
+                        value(pointer),
+                        format!("flannel's `{what}` is {live}, but the plan says `{planned}`"),
+                    )
+                    .label("planned value")
+                    .help("apply the `kube-flannel.yml` hybridgen renders and restart the flannel pods"),
+                );
+            };
+            if let (Some(network), Ok(cluster)) = (&net_conf.network, &plan.cluster_cidr) {
+                if network.value.parse::<Ipv4Net>().ok() != Some(*cluster) {
+                    mismatch(
+                        "/network/clusterCidr",
+                        "Network",
+                        format!("`{}` ({})", network.value, network.source),
+                        cluster.to_string(),
+                    );
+                }
+            }
+            if let Some(kind) = &net_conf.backend_type {
+                if kind.value != flannel.backend.as_str() {
+                    mismatch(
+                        "/flannel/backend",
+                        "Backend.Type",
+                        format!("`{}` ({})", kind.value, kind.source),
+                        flannel.backend.as_str().into(),
+                    );
+                }
+            }
+            if flannel.backend == Backend::Vxlan {
+                // flannel's vxlan defaults: VNI 1, and the kernel's port 8472.
+                let (vni, vni_source) = net_conf.vni.as_ref().map_or(
+                    (
+                        1,
+                        format!("unset in {}: flannel's default", net_conf.source),
+                    ),
+                    |v| (v.value, v.source.clone()),
+                );
+                if vni != u64::from(flannel.vni) {
+                    mismatch(
+                        "/flannel/vni",
+                        "Backend.VNI",
+                        format!("`{vni}` ({vni_source})"),
+                        flannel.vni.to_string(),
+                    );
+                }
+                let (port, port_source) = net_conf.port.as_ref().map_or(
+                    (
+                        8472,
+                        format!("unset in {}: the kernel's default", net_conf.source),
+                    ),
+                    |p| (p.value, p.source.clone()),
+                );
+                if port != u64::from(flannel.port) {
+                    mismatch(
+                        "/flannel/port",
+                        "Backend.Port",
+                        format!("`{port}` ({port_source})"),
+                        flannel.port.to_string(),
+                    );
+                }
+            }
+        }
+        None => {}
+    }
+    for (index, planned, live) in matched(context) {
+        let Some(kind) = live
+            .flannel
+            .get("backend-type")
+            .filter(|kind| !kind.value.is_empty())
+        else {
+            continue;
+        };
+        if kind.value != flannel.backend.as_str() {
+            found.push(
+                Diagnostic::new(
+                    &LIVE_NET_CONF_MISMATCH,
+                    value("/flannel/backend"),
+                    format!(
+                        "flanneld on node `{}` runs the `{}` backend ({}), but the plan says `{}`",
+                        planned.name,
+                        kind.value,
+                        kind.source,
+                        flannel.backend.as_str()
+                    ),
+                )
+                .label("planned backend")
+                .related(
+                    value(node_pointer(index, "")),
+                    format!("node `{}`", planned.name),
+                )
+                .help("apply the rendered `kube-flannel.yml` and restart flanneld on that node"),
+            );
+        }
+    }
+}
+
+fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let flannel = &context.plan.flannel;
+    if flannel.backend != Backend::Vxlan {
+        return;
+    }
+    let mut by_vni: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    for (_, planned, live) in matched(context) {
+        let Some(data) = live.flannel.get("backend-data") else {
+            continue;
+        };
+        let vni = serde_json::from_str::<Value>(&data.value)
+            .ok()
+            .and_then(|value| value.get("VNI").and_then(Value::as_u64));
+        match vni {
+            Some(vni) => by_vni.entry(vni).or_default().push(format!("`{}`", planned.name)),
+            None => found.push(
+                Diagnostic::new(
+                    &LIVE_VNI_MISMATCH,
+                    value("/flannel/vni"),
+                    format!("node `{}` announces no VNI ({} is `{}`): flannel before the VNI was recorded, so it cannot be compared", planned.name, data.source, data.value),
+                )
+                .label("planned VNI")
+                .help("upgrade flannel on that node to the planned release")
+                .warning(),
+            ),
+        }
+    }
+    let planned = u64::from(flannel.vni);
+    let other: Vec<String> = by_vni
+        .iter()
+        .filter(|(vni, _)| **vni != planned)
+        .map(|(vni, nodes)| format!("VNI {vni} on {}", listing(nodes.iter().cloned(), 5)))
+        .collect();
+    if !other.is_empty() {
+        let agreeing = by_vni.get(&planned).map_or(String::new(), |nodes| {
+            format!("; VNI {planned} on {}", listing(nodes.iter().cloned(), 5))
+        });
+        found.push(
+            Diagnostic::new(
+                &LIVE_VNI_MISMATCH,
+                value("/flannel/vni"),
+                format!("nodes announce {}{agreeing} (flannel `backend-data` annotations), but the plan says VNI {planned}: nodes on different VNIs drop each other's pod traffic", other.join("; ")),
+            )
+            .label("planned VNI")
+            .help(format!("set `\"VNI\": {planned}` in flannel's `net-conf.json` and restart flanneld on every node")),
+        );
+    }
+}
+
+/// The IPv4 range of a value kubeadm or k3s writes (`10.244.0.0/16`, or a dual-stack pair).
+fn ipv4_range(text: &str) -> Option<Ipv4Net> {
+    text.split(',').find_map(|part| part.trim().parse().ok())
+}
+
+/// A controller-manager argument from `extraArgs`: a map (kubeadm v1beta3) or a list of
+/// `{name, value}` (v1beta4).
+fn extra_arg<'a>(config: &'a Embedded, name: &str) -> Option<Live<&'a Value>> {
+    let args = config.field("/controllerManager/extraArgs")?;
+    let found = match args.value {
+        Value::Object(map) => map.get(name),
+        Value::Array(list) => list
+            .iter()
+            .find(|arg| arg.get("name").and_then(Value::as_str) == Some(name))
+            .and_then(|arg| arg.get("value")),
+        _ => None,
+    }?;
+    Some(Live {
+        value: found,
+        source: format!("{} (`{name}`)", args.source),
+    })
+}
+
+/// HG507 for a value of the cluster's configuration that differs from the plan's.
+fn config_mismatch(pointer: &str, what: String, planned: String, help: &str) -> Diagnostic {
+    Diagnostic::new(
+        &LIVE_CLUSTER_CONFIG_MISMATCH,
+        value(pointer),
+        format!("{what}, but the plan says `{planned}`"),
+    )
+    // The field may be left to its default: the label names it where the report points.
+    .label(format!(
+        "planned `{}`",
+        pointer.rsplit('/').next().unwrap_or(pointer)
+    ))
+    .help(help.to_string())
+}
+
+fn config_unreadable(problem: &Live<String>) -> Diagnostic {
+    Diagnostic::new(
+        &LIVE_CLUSTER_CONFIG_MISMATCH,
+        key("/network"),
+        format!(
+            "the cluster's configuration cannot be read: {} ({})",
+            problem.value, problem.source
+        ),
+    )
+    .label("planned network")
+    .help("capture the ConfigMap again with `kubectl get configmap -o json`")
+}
+
+const KUBEADM_HELP: &str = "set the cluster up with the rendered `kubeadm/kubeadm-config.yaml`, or correct the spec to what it runs";
+
+fn check_cluster_config(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let cluster = context.cluster;
+    match &cluster.cluster_configuration {
+        Some(Ok(config)) => check_kubeadm(context.plan, config, found),
+        Some(Err(problem)) => found.push(config_unreadable(problem)),
+        None => check_node_args(context, found),
+    }
+    match &cluster.kube_proxy {
+        Some(Ok(config)) => check_kube_proxy(context.plan, config, found),
+        Some(Err(problem)) => found.push(config_unreadable(problem)),
+        None => {}
+    }
+    match &cluster.kubelet {
+        Some(Ok(config)) => check_kubelet(context.plan, config, found),
+        Some(Err(problem)) => found.push(config_unreadable(problem)),
+        None => {}
+    }
+}
+
+fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
+    match config.field("/networking/podSubnet") {
+        Some(Live { value: Value::String(subnet), source }) => {
+            if let Ok(planned) = &plan.cluster_cidr {
+                if ipv4_range(subnet) != Some(*planned) {
+                    found.push(config_mismatch("/network/clusterCidr", format!("kubeadm's pod subnet is `{subnet}` ({source})"), planned.to_string(), KUBEADM_HELP));
+                }
+            }
+        }
+        _ => found.push(
+            Diagnostic::new(
+                &LIVE_CLUSTER_CONFIG_MISMATCH,
+                value("/network/clusterCidr"),
+                format!("kubeadm's `ClusterConfiguration` has no `networking.podSubnet` ({}, {}): kube-controller-manager allocates no node subnets, and flannel refuses every node", config.file, config.object),
+            )
+            .label("planned pod network")
+            .help("set the cluster up with `networking.podSubnet` (the rendered `kubeadm/kubeadm-config.yaml` has it, or `kubeadm init --pod-network-cidr`)"),
+        ),
+    }
+    if let (
+        Some(Live {
+            value: Value::String(subnet),
+            source,
+        }),
+        Ok(planned),
+    ) = (
+        config.field("/networking/serviceSubnet"),
+        &plan.service_cidr,
+    ) {
+        if ipv4_range(subnet) != Some(*planned) {
+            found.push(config_mismatch(
+                "/network/serviceCidr",
+                format!("kubeadm's Service subnet is `{subnet}` ({source})"),
+                planned.to_string(),
+                KUBEADM_HELP,
+            ));
+        }
+    }
+    if let Some(Live {
+        value: Value::String(domain),
+        source,
+    }) = config.field("/networking/dnsDomain")
+    {
+        if *domain != plan.dns_domain {
+            found.push(config_mismatch(
+                "/kubernetes/dnsDomain",
+                format!("kubeadm's DNS domain is `{domain}` ({source})"),
+                plan.dns_domain.clone(),
+                KUBEADM_HELP,
+            ));
+        }
+    }
+    let mask = extra_arg(config, "node-cidr-mask-size-ipv4")
+        .or_else(|| extra_arg(config, "node-cidr-mask-size"));
+    if let Some(mask) = mask {
+        let text = match mask.value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        if text.trim().parse::<u8>().ok() != Some(plan.node_mask) {
+            found.push(config_mismatch(
+                "/network/nodeCidrMaskSize",
+                format!(
+                    "the controller manager's node mask is `{text}` ({})",
+                    mask.source
+                ),
+                plan.node_mask.to_string(),
+                KUBEADM_HELP,
+            ));
+        }
+    }
+}
+
+fn check_kube_proxy(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
+    if let (
+        Some(Live {
+            value: Value::String(range),
+            source,
+        }),
+        Ok(planned),
+    ) = (config.field("/clusterCIDR"), &plan.cluster_cidr)
+    {
+        if !range.is_empty() && ipv4_range(range) != Some(*planned) {
+            found.push(config_mismatch("/network/clusterCidr", format!("kube-proxy's `clusterCIDR` is `{range}` ({source})"), planned.to_string(), "set kube-proxy's `clusterCIDR` to the pod network (kubeadm copies `networking.podSubnet`)"));
+        }
+    }
+}
+
+fn check_kubelet(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
+    if let (
+        Some(Live {
+            value: Value::String(ip),
+            source,
+        }),
+        Some(Ok(planned)),
+    ) = (config.field("/clusterDNS/0"), &plan.dns_service_ip)
+    {
+        if ip.parse::<std::net::Ipv4Addr>().ok() != Some(*planned) {
+            found.push(config_mismatch("/network/dnsServiceIp", format!("the kubelet's `clusterDNS` is `{ip}` ({source})"), planned.to_string(), "set the kubelet's `clusterDNS` to the planned DNS address (kubeadm uses the 10th address of the Service subnet)"));
+        }
+    }
+    if let Some(Live {
+        value: Value::String(domain),
+        source,
+    }) = config.field("/clusterDomain")
+    {
+        if *domain != plan.dns_domain {
+            found.push(config_mismatch(
+                "/kubernetes/dnsDomain",
+                format!("the kubelet's `clusterDomain` is `{domain}` ({source})"),
+                plan.dns_domain.clone(),
+                KUBEADM_HELP,
+            ));
+        }
+    }
+}
+
+/// k3s and RKE2 record their server flags in the `k3s.io/node-args` or `rke2.io/node-args`
+/// annotation: the best source of their ranges, which they keep in no ConfigMap.
+fn check_node_args(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Some(args) = context
+        .cluster
+        .nodes
+        .iter()
+        .find_map(|node| node.node_args.as_ref())
+    else {
+        return;
+    };
+    let flag = |name: &str| {
+        let mut words = args.value.iter();
+        while let Some(word) = words.next() {
+            if let Some(value) = word
+                .strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix('='))
+            {
+                return Some(value.to_string());
+            }
+            if word == name {
+                return words.next().cloned();
+            }
+        }
+        None
+    };
+    let checks = [
+        (
+            "--cluster-cidr",
+            "/network/clusterCidr",
+            plan.cluster_cidr.as_ref().ok().map(ToString::to_string),
+        ),
+        (
+            "--service-cidr",
+            "/network/serviceCidr",
+            plan.service_cidr.as_ref().ok().map(ToString::to_string),
+        ),
+        (
+            "--cluster-dns",
+            "/network/dnsServiceIp",
+            plan.dns_service_ip
+                .as_ref()
+                .and_then(|ip| ip.as_ref().ok())
+                .map(ToString::to_string),
+        ),
+        (
+            "--cluster-domain",
+            "/kubernetes/dnsDomain",
+            Some(plan.dns_domain.clone()),
+        ),
+    ];
+    for (name, pointer, planned) in checks {
+        let (Some(live), Some(planned)) = (flag(name), planned) else {
+            continue;
+        };
+        let first = live
+            .split(',')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        if first != planned {
+            found.push(
+                Diagnostic::new(
+                    &LIVE_CLUSTER_CONFIG_MISMATCH,
+                    value(pointer),
+                    format!(
+                        "the server runs with `{name} {live}` ({}), but the plan says `{planned}`",
+                        args.source
+                    ),
+                )
+                .label("planned value")
+                .help(format!(
+                    "start the server with `{name} {planned}`, or correct the spec to what it runs"
+                )),
+            );
+        }
+    }
+}
+
+/// Whether a DaemonSet is flannel's or kube-proxy's, and for which OS.
+fn network_daemonset(name: &str) -> Option<Os> {
+    let ours = name.starts_with("kube-flannel") || name.starts_with("kube-proxy");
+    ours.then(|| {
+        if name.contains("windows") {
+            Os::Windows
+        } else {
+            Os::Linux
+        }
+    })
+}
+
+fn check_daemonsets(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let live_windows = live_nodes_of(context, Os::Windows);
+    if live_windows.is_empty() && !context.plan.has_windows() {
+        return;
+    }
+    let location = context
+        .plan
+        .nodes
+        .iter()
+        .position(|node| node.os == Os::Windows)
+        .map_or_else(|| key("/nodes"), |index| value(node_pointer(index, "os")));
+    for daemonset in &context.cluster.daemonsets {
+        let Some(os) = network_daemonset(&daemonset.name) else {
+            continue;
+        };
+        let other = match os {
+            Os::Linux => Os::Windows,
+            Os::Windows => Os::Linux,
+        };
+        let Some(message) = misplacement(context, daemonset, other) else {
+            continue;
+        };
+        found.push(
+            Diagnostic::new(&LIVE_DAEMONSET_PLACEMENT, location.clone(), message)
+                .label("Windows nodes")
+                .help(match os {
+                    Os::Linux => "pin it to Linux with `bash patches/apply.sh` from `hybridgen render`",
+                    Os::Windows => "apply the rendered Windows DaemonSets, whose node selector is `kubernetes.io/os: windows`",
+                }),
+        );
+    }
+}
+
+/// The live nodes of an OS, by their label, else by the planned node they match.
+fn live_nodes_of<'a>(context: &'a LiveContext, os: Os) -> Vec<&'a LiveNode> {
+    let mut nodes: Vec<&LiveNode> = context
+        .cluster
+        .nodes
+        .iter()
+        .filter(|node| {
+            node.os
+                .as_ref()
+                .is_some_and(|live| live.value.eq_ignore_ascii_case(os.as_str()))
+        })
+        .collect();
+    for (_, planned, live) in matched(context) {
+        if planned.os == os && live.os.is_none() {
+            nodes.push(live);
+        }
+    }
+    nodes
+}
+
+/// Why a DaemonSet can run, or runs, on nodes of the `other` OS; `None` when it cannot. A node
+/// selector or affinity keeps it off; so do the other OS's taints when every live node of that OS
+/// has one the DaemonSet does not tolerate (transient taints do not count).
+fn misplacement(context: &LiveContext, daemonset: &LiveDaemonSet, other: Os) -> Option<String> {
+    let name = format!(
+        "DaemonSet `{}/{}` ({})",
+        daemonset.namespace, daemonset.name, daemonset.source
+    );
+    let other_name = match other {
+        Os::Windows => "Windows",
+        Os::Linux => "Linux",
+    };
+    if daemonset.schedulable_on.contains(other.as_str()) {
+        let nodes = live_nodes_of(context, other);
+        let reachable: Vec<String> = nodes
+            .iter()
+            .filter(|node| daemonset.tolerates(node))
+            .map(|node| format!("`{}`", node.name))
+            .collect();
+        if nodes.is_empty() {
+            return Some(format!(
+                "{name} can schedule onto {other_name} nodes: nothing in its node selector or affinity keeps it off them"
+            ));
+        }
+        if !reachable.is_empty() {
+            return Some(format!(
+                "{name} can schedule onto {other_name} nodes {}: neither its node selector, its affinity nor their taints keep it off",
+                reachable.join(", ")
+            ));
+        }
+    }
+    (daemonset.misscheduled > 0).then(|| {
+        format!(
+            "{name} reports {} misscheduled pods (`status.numberMisscheduled`)",
+            daemonset.misscheduled
+        )
+    })
+}
+
+fn check_addresses(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    for (index, planned, live) in matched(context) {
+        let Ok(address) = &planned.address else {
+            continue;
+        };
+        let address = address.to_string();
+        let reported = [
+            (live.internal_ip.as_ref(), "the kubelet reports"),
+            (live.flannel.get("public-ip"), "flanneld uses"),
+        ];
+        for (seen, who) in reported {
+            let Some(seen) = seen.filter(|seen| !seen.value.is_empty() && seen.value != address)
+            else {
+                continue;
+            };
+            found.push(
+                Diagnostic::new(
+                    &LIVE_NODE_ADDRESS_MISMATCH,
+                    value(node_pointer(index, "address")),
+                    format!("{who} `{}` for node `{}` ({}), not its planned address {address}", seen.value, planned.name, seen.source),
+                )
+                .label("planned address")
+                .help(if who.starts_with("flanneld") {
+                    format!("start flanneld with `--iface={address}` (the rendered Windows DaemonSet does), or correct `address`")
+                } else {
+                    format!("start the kubelet with `--node-ip={address}` (the rendered join files do), or correct `address`")
+                }),
+            );
+        }
+    }
+}

@@ -1,0 +1,491 @@
+//! Reading what kubectl captured: files or directories of them, JSON or YAML, each a `List`, a
+//! typed list (`NodeList`, `ConfigMapList`, ...) or a single object. Everything else a file can
+//! hold — `kubectl describe` text, a `-o wide` table, a truncated file, something that is no
+//! Kubernetes object — is an HG509 finding in that file, with the command that captures it
+//! properly; nothing is skipped in silence. A file left empty by `--ignore-not-found` is an object
+//! the cluster does not have.
+
+use super::kubectl::Capture;
+use crate::diagnostic::{Diagnostic, Location, value};
+use crate::load::{self, CAPTURE};
+use crate::pipeline::Checked;
+use crate::rules::live::CAPTURE_UNREADABLE;
+use crate::source::SourceFile;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// One file's bytes and the name reports give it (its path, or the kubectl command it came from).
+pub struct Input {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// One Kubernetes object read from a capture.
+#[derive(Debug, Clone)]
+pub struct Object {
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub value: Value,
+    /// The capture it came from.
+    pub file: String,
+}
+
+impl Object {
+    /// `Node win-0`, `ConfigMap kube-system/kubeadm-config`: how messages name the object.
+    pub fn label(&self) -> String {
+        match &self.namespace {
+            Some(namespace) => format!("{} {namespace}/{}", self.kind, self.name),
+            None => format!("{} {}", self.kind, self.name),
+        }
+    }
+
+    /// Where a field of this object was read: `nodes.json, Node win-0, status.podCIDR`.
+    pub fn source(&self, field: &str) -> String {
+        format!("{}, {}, `{field}`", self.file, self.label())
+    }
+}
+
+/// Everything the captures held.
+#[derive(Default)]
+pub struct Captured {
+    pub objects: Vec<Object>,
+    /// Every capture read, with its findings (HG509), for the reports.
+    pub files: Vec<Checked>,
+    /// Captures that were empty: objects the cluster does not have.
+    pub empty: Vec<String>,
+}
+
+/// The kinds `verify` reads.
+const KINDS: [&str; 4] = ["Node", "ConfigMap", "DaemonSet", "Pod"];
+
+/// The files to read: each path given, and every visible file under each directory given, in
+/// name order. A path that does not exist is a usage error.
+pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        collect(path, &mut files)?;
+    }
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path.display().to_string();
+            std::fs::read(&path)
+                .map(|bytes| Input {
+                    name: name.clone(),
+                    bytes,
+                })
+                .map_err(|error| format!("cannot read `{name}`: {error}"))
+        })
+        .collect()
+}
+
+fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    let meta = std::fs::metadata(path)
+        .map_err(|error| format!("cannot read `{}`: {error}", path.display()))?;
+    if !meta.is_dir() {
+        files.push(path.to_path_buf());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|error| format!("cannot read the directory `{}`: {error}", path.display()))?
+        .filter_map(Result::ok)
+        .filter(|entry| !entry.file_name().to_string_lossy().starts_with('.'))
+        .map(|entry| entry.path())
+        .collect();
+    entries.sort();
+    for entry in entries {
+        collect(&entry, files)?;
+    }
+    Ok(())
+}
+
+/// Reads every input. `captures` are the commands that capture each kind properly, for the help.
+pub fn read(inputs: Vec<Input>, captures: &[Capture]) -> Captured {
+    let mut captured = Captured::default();
+    for input in inputs {
+        let (source, decoded) = load::decode_within(&input.name, input.bytes, &CAPTURE);
+        let mut findings = Vec::new();
+        let mut spans = None;
+        if let Err(error) = decoded {
+            findings.push(unreadable(
+                Location::Bytes(error.span),
+                error.message,
+                "",
+                captures,
+            ));
+        } else if source.text().trim().is_empty() {
+            captured.empty.push(input.name.clone());
+        } else {
+            match parse(&source) {
+                Ok((value, index)) => {
+                    spans = index;
+                    objects(
+                        &input.name,
+                        value,
+                        captures,
+                        &mut captured.objects,
+                        &mut findings,
+                    );
+                }
+                Err(finding) => findings.push(finding(captures)),
+            }
+        }
+        captured
+            .files
+            .push(Checked::other_file(source, spans, findings));
+    }
+    captured
+}
+
+/// A finding about a capture, made once the capture commands are known.
+type Deferred = Box<dyn FnOnce(&[Capture]) -> Diagnostic>;
+
+/// The file's value, and its span index when it was YAML; or why it is not a capture.
+fn parse(source: &SourceFile) -> Result<(Value, Option<load::SpanIndex>), Deferred> {
+    let text = source.text().trim_start_matches('\u{feff}');
+    let start = source.text().len() - text.len();
+    let trimmed = text.trim_start();
+    let offset = start + (text.len() - trimmed.len());
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        return serde_json::from_str::<Value>(text)
+            .map(|value| (value, None))
+            .map_err(|error| {
+                let at = byte_offset(text, error.line(), error.column()) + start;
+                let message = if error.is_eof() {
+                    format!("the JSON ends too early ({error}): the capture is truncated")
+                } else {
+                    format!("the file is not JSON: {error}")
+                };
+                let hint = guess_resource(text);
+                Box::new(move |captures: &[Capture]| {
+                    unreadable(Location::Bytes(at..at), message, hint, captures)
+                }) as Deferred
+            });
+    }
+    if let Some((what, hint)) = human_output(trimmed) {
+        let span = offset..offset + trimmed.lines().next().map_or(0, str::len);
+        return Err(Box::new(move |captures: &[Capture]| {
+            unreadable(
+                Location::Bytes(span),
+                format!("this is {what}, which is for people, not a machine format"),
+                hint,
+                captures,
+            )
+        }));
+    }
+    load::load_within(source, &CAPTURE)
+        .map(|document| (document.value, Some(document.spans)))
+        .map_err(|error| {
+            let hint = guess_resource(text);
+            Box::new(move |captures: &[Capture]| {
+                unreadable(
+                    Location::Bytes(error.span),
+                    format!("the file is not YAML kubectl wrote: {}", error.message),
+                    hint,
+                    captures,
+                )
+            }) as Deferred
+        })
+}
+
+/// The byte offset of a 1-based line and column.
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (line_start + column.saturating_sub(1)).min(text.len())
+}
+
+/// `kubectl describe` text or a `kubectl get` table (`-o wide` or none), with the resource it
+/// seems to show.
+fn human_output(text: &str) -> Option<(&'static str, &'static str)> {
+    let first = text.lines().next().unwrap_or_default();
+    let columns: Vec<&str> = first.split_whitespace().collect();
+    let table = matches!(columns.first(), Some(&"NAME") | Some(&"NAMESPACE"))
+        && columns.len() > 1
+        && columns.iter().all(|column| {
+            column
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || "-()".contains(c))
+        });
+    if table {
+        return Some(("a `kubectl get` table", guess_resource(text)));
+    }
+    let described = first.starts_with("Name:")
+        && text
+            .lines()
+            .take(40)
+            .any(|line| line.starts_with("Labels:") || line.starts_with("Namespace:"));
+    described.then(|| ("`kubectl describe` output", guess_resource(text)))
+}
+
+/// Which resource a text seems to hold, to name the command that captures it properly: the
+/// first `kind` it names (a list's items come before its own `kind` in kubectl's JSON), else the
+/// words kubectl's tables and `describe` use.
+fn guess_resource(text: &str) -> &'static str {
+    let head: String = text.chars().take(4096).collect();
+    if let Some(kind) = first_kind(&head) {
+        if let Some(known) = KINDS
+            .iter()
+            .find(|known| kind.trim_end_matches("List") == **known)
+        {
+            return known;
+        }
+    }
+    if head.contains("DESIRED") || head.contains("Desired Number") {
+        "DaemonSet"
+    } else if head.contains("Data\n====") || head.contains("DATA") {
+        "ConfigMap"
+    } else if head.contains("Roles:") || head.contains("ROLES") || head.contains("nodeInfo") {
+        "Node"
+    } else if head.contains("READY") || head.contains("IP:") {
+        "Pod"
+    } else {
+        ""
+    }
+}
+
+/// The value of the first `kind` key, in JSON (`"kind": "NodeList"`) or YAML (`kind: Node`).
+fn first_kind(text: &str) -> Option<&str> {
+    let json = text.find("\"kind\"").map(|at| &text[at + 6..]);
+    let yaml = text
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix("kind:"));
+    let rest = json
+        .and_then(|rest| rest.trim_start().strip_prefix(':'))
+        .or(yaml)?;
+    let value = rest.trim_start().trim_start_matches('"');
+    let end = value
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(value.len());
+    Some(&value[..end]).filter(|kind| !kind.is_empty())
+}
+
+/// HG509 at `location`, with the commands that capture `resource` (or all of them) properly.
+fn unreadable(
+    location: Location,
+    message: String,
+    resource: &str,
+    captures: &[Capture],
+) -> Diagnostic {
+    let matching: Vec<String> = captures
+        .iter()
+        .filter(|capture| resource.is_empty() || capture_reads(capture, resource))
+        .map(|capture| format!("`{}`", capture.saved_to(".")))
+        .collect();
+    let help = if matching.is_empty() || resource.is_empty() {
+        "capture with `kubectl get ... -o json`; `hybridgen verify --print-capture SPEC` prints every command".to_string()
+    } else {
+        format!("capture it with {}", matching.join(" or "))
+    };
+    Diagnostic::new(&CAPTURE_UNREADABLE, location, message)
+        .label("not a kubectl capture")
+        .help(help)
+}
+
+/// Whether a capture command reads objects of `kind`.
+fn capture_reads(capture: &Capture, kind: &str) -> bool {
+    let resource = match kind {
+        "Node" => "nodes",
+        "ConfigMap" => "configmap",
+        "DaemonSet" => "daemonsets",
+        "Pod" => "pods",
+        _ => return false,
+    };
+    capture.args.iter().any(|arg| arg == resource)
+}
+
+/// The objects of a parsed capture: a `List`, a typed list (whose items may lack `kind`, as the
+/// API server returns them), or one object.
+fn objects(
+    file: &str,
+    value: Value,
+    captures: &[Capture],
+    found: &mut Vec<Object>,
+    findings: &mut Vec<Diagnostic>,
+) {
+    let kind = value
+        .get("kind")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let Some(kind) = kind.filter(|_| value.get("apiVersion").is_some()) else {
+        findings.push(unreadable(
+            value_location(""),
+            "the file holds no Kubernetes object (no `apiVersion` and `kind`)".into(),
+            guess_resource(&value.to_string()),
+            captures,
+        ));
+        return;
+    };
+    let Some(item_kind) = kind.strip_suffix("List") else {
+        object(file, value, String::new(), None, captures, found, findings);
+        return;
+    };
+    let Value::Object(mut list) = value else {
+        return;
+    };
+    let Some(Value::Array(items)) = list.remove("items") else {
+        findings.push(unreadable(
+            value_location(""),
+            format!("the `{kind}` has no `items` list"),
+            item_kind,
+            captures,
+        ));
+        return;
+    };
+    let default_kind = (!item_kind.is_empty()).then(|| item_kind.to_string());
+    for (index, item) in items.into_iter().enumerate() {
+        object(
+            file,
+            item,
+            format!("/items/{index}"),
+            default_kind.as_deref(),
+            captures,
+            found,
+            findings,
+        );
+    }
+}
+
+fn value_location(pointer: &str) -> Location {
+    value(pointer.to_string())
+}
+
+/// One object, kept when `verify` reads its kind. An object of another kind is a warning: it is
+/// valid, but nothing compares it.
+fn object(
+    file: &str,
+    value: Value,
+    pointer: String,
+    default_kind: Option<&str>,
+    captures: &[Capture],
+    found: &mut Vec<Object>,
+    findings: &mut Vec<Diagnostic>,
+) {
+    let kind = value
+        .get("kind")
+        .and_then(Value::as_str)
+        .or(default_kind)
+        .map(str::to_string);
+    let metadata = value.get("metadata");
+    let name = metadata
+        .and_then(|metadata| metadata.get("name"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let (Some(kind), Some(name)) = (kind, name) else {
+        findings.push(unreadable(
+            value_location(&pointer),
+            "an item with no `kind` or no `metadata.name`, which every Kubernetes object has"
+                .into(),
+            default_kind.unwrap_or_default(),
+            captures,
+        ));
+        return;
+    };
+    if !KINDS.contains(&kind.as_str()) {
+        findings.push(
+            unreadable(
+                value_location(&pointer),
+                format!("`{kind}` objects are not compared with the plan; this one is left out"),
+                "",
+                captures,
+            )
+            .label(format!("a {kind}"))
+            .warning(),
+        );
+        return;
+    }
+    let namespace = metadata
+        .and_then(|metadata| metadata.get("namespace"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    found.push(Object {
+        kind,
+        namespace,
+        name,
+        value,
+        file: file.to_string(),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+    use crate::spec::Spec;
+
+    fn captures() -> Vec<Capture> {
+        let spec: Spec = serde_yaml::from_str(include_str!(
+            "../../examples/kubeadm-1.33-vxlan-windows.yaml"
+        ))
+        .unwrap();
+        super::super::kubectl::captures(&Plan::build(&spec))
+    }
+
+    fn read_one(name: &str, text: &str) -> Captured {
+        read(
+            vec![Input {
+                name: name.into(),
+                bytes: text.as_bytes().to_vec(),
+            }],
+            &captures(),
+        )
+    }
+
+    fn codes(captured: &Captured) -> Vec<(&'static str, &'static str)> {
+        captured
+            .files
+            .iter()
+            .flat_map(|file| &file.diagnostics)
+            .map(|d| (d.code(), d.severity.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn lists_typed_lists_and_single_objects_are_read_in_json_and_yaml() {
+        let list = r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}}]}"#;
+        let typed = r#"{"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"b"}}]}"#;
+        let single = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: kube-system\ndata:\n  x: \"1\"\n";
+        for (text, label) in [
+            (list, "Node a"),
+            (typed, "Node b"),
+            (single, "ConfigMap kube-system/c"),
+        ] {
+            let captured = read_one("f", text);
+            assert_eq!(codes(&captured), [], "{text}");
+            assert_eq!(captured.objects.len(), 1);
+            assert_eq!(captured.objects[0].label(), label);
+        }
+    }
+
+    #[test]
+    fn describe_and_tables_and_truncated_files_are_hg509_with_the_command() {
+        let describe = "Name:               win-0\nRoles:              <none>\nLabels:             kubernetes.io/os=windows\n";
+        let wide = "NAME     STATUS   ROLES           AGE   VERSION   INTERNAL-IP\nwin-0    Ready    <none>          3d    v1.33.4   192.168.10.30\n";
+        let truncated = r#"{"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"#;
+        for text in [describe, wide, truncated] {
+            let captured = read_one("nodes.txt", text);
+            assert_eq!(codes(&captured), [("HG509", "error")], "{text}");
+            let help = captured.files[0].diagnostics[0].help.clone().unwrap();
+            assert!(help.contains("kubectl get nodes -o json"), "{help}");
+            assert!(captured.objects.is_empty());
+        }
+    }
+
+    #[test]
+    fn other_kinds_are_a_warning_and_empty_files_are_absent_objects() {
+        let service = r#"{"apiVersion":"v1","kind":"Service","metadata":{"name":"kube-dns"}}"#;
+        assert_eq!(
+            codes(&read_one("svc.json", service)),
+            [("HG509", "warning")]
+        );
+        let empty = read_one("kubeadm-config.json", "\n");
+        assert_eq!(codes(&empty), []);
+        assert_eq!(empty.empty, ["kubeadm-config.json"]);
+        let not_object = read_one("x.yaml", "just: text\n");
+        assert_eq!(codes(&not_object), [("HG509", "error")]);
+    }
+}

@@ -1,0 +1,575 @@
+//! The captured objects read into what the checks compare: nodes (their OS, pod subnet, address,
+//! Windows build and flannel annotations), the flannel, kubeadm, kube-proxy and kubelet
+//! configuration, the DaemonSets' OS constraints, and pods. Each value keeps where it was read.
+//! ConfigMap values are text: `net-conf.json` is JSON, kubeadm's, kube-proxy's and the kubelet's
+//! configuration YAML, so each is parsed a second time.
+
+use super::capture::Object;
+use crate::load::{self, CAPTURE};
+use crate::plan::Plan;
+use crate::source::SourceFile;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// flannel's annotation prefix unless flanneld runs with `--kube-annotation-prefix`
+/// (flannel-io/flannel `pkg/subnet/kube/annotations.go`).
+pub const DEFAULT_ANNOTATION_PREFIX: &str = "flannel.alpha.coreos.com";
+
+/// A value read from the cluster, with where it was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Live<T> {
+    pub value: T,
+    /// `nodes.json, Node win-0, \`status.podCIDR\``.
+    pub source: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct LiveNode {
+    pub name: String,
+    pub source: String,
+    pub os: Option<Live<String>>,
+    pub pod_cidr: Live<Option<String>>,
+    pub internal_ip: Option<Live<String>>,
+    pub kernel_version: Option<Live<String>>,
+    pub kubelet_version: Option<Live<String>>,
+    /// The flannel annotations (`backend-type`, `backend-data`, `public-ip`, ...), by their name
+    /// without the prefix.
+    pub flannel: BTreeMap<String, Live<String>>,
+    /// k3s and RKE2 record the server's flags (`--cluster-cidr`, ...) in an annotation.
+    pub node_args: Option<Live<Vec<String>>>,
+    /// The taints that keep pods off for good: transient ones (not ready, unreachable, ...) are
+    /// left out, since they come and go and DaemonSets tolerate them.
+    pub taints: Vec<Taint>,
+}
+
+/// A node taint that repels pods (`NoSchedule` or `NoExecute`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taint {
+    pub key: String,
+    pub value: String,
+    pub effect: String,
+}
+
+/// Taints the node lifecycle and cloud controllers set and lift on their own; DaemonSet pods
+/// tolerate the node-condition ones (Kubernetes "Taints and Tolerations", "Taint based
+/// evictions"; `node.cloudprovider.kubernetes.io/uninitialized` until the cloud controller runs).
+const TRANSIENT_TAINTS: [&str; 10] = [
+    "node.kubernetes.io/not-ready",
+    "node.kubernetes.io/unreachable",
+    "node.kubernetes.io/unschedulable",
+    "node.kubernetes.io/network-unavailable",
+    "node.kubernetes.io/memory-pressure",
+    "node.kubernetes.io/disk-pressure",
+    "node.kubernetes.io/pid-pressure",
+    "node.kubernetes.io/out-of-service",
+    "node.cloudprovider.kubernetes.io/uninitialized",
+    "node.cloudprovider.kubernetes.io/shutdown",
+];
+
+/// A pod toleration, as the scheduler matches it against a taint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toleration {
+    /// Empty with `Exists`: every taint.
+    pub key: String,
+    /// `Equal` (the default) or `Exists`.
+    pub operator: String,
+    pub value: String,
+    /// Empty: every effect.
+    pub effect: String,
+}
+
+impl Toleration {
+    fn tolerates(&self, taint: &Taint) -> bool {
+        let effect = self.effect.is_empty() || self.effect == taint.effect;
+        let key = self.key.is_empty() && self.operator == "Exists" || self.key == taint.key;
+        let value = self.operator == "Exists" || self.value == taint.value;
+        effect && key && value
+    }
+}
+
+/// flannel's `net-conf.json`, as flanneld reads it.
+#[derive(Debug, Clone)]
+pub struct NetConf {
+    pub network: Option<Live<String>>,
+    pub backend_type: Option<Live<String>>,
+    pub vni: Option<Live<u64>>,
+    pub port: Option<Live<u64>>,
+    /// Where `net-conf.json` was read, for the settings it leaves unset.
+    pub source: String,
+}
+
+/// A document inside a ConfigMap value, parsed.
+#[derive(Debug, Clone)]
+pub struct Embedded {
+    pub value: Value,
+    /// Where the ConfigMap value was read: file and object.
+    pub file: String,
+    pub object: String,
+    pub key: String,
+}
+
+impl Embedded {
+    /// A field of the embedded document, with its source.
+    pub fn field(&self, pointer: &str) -> Option<Live<&Value>> {
+        let value = self.value.pointer(pointer)?;
+        Some(Live {
+            value,
+            source: format!(
+                "{}, {}, `data[{}]` → `{}`",
+                self.file,
+                self.object,
+                self.key,
+                field_path(pointer)
+            ),
+        })
+    }
+}
+
+/// Which operating systems a DaemonSet can schedule onto.
+#[derive(Debug, Clone)]
+pub struct LiveDaemonSet {
+    pub namespace: String,
+    pub name: String,
+    pub source: String,
+    /// `linux` and/or `windows`; both when nothing constrains the OS.
+    pub schedulable_on: BTreeSet<String>,
+    pub tolerations: Vec<Toleration>,
+    pub misscheduled: u64,
+}
+
+impl LiveDaemonSet {
+    /// Whether the node's taints let this DaemonSet's pods run there.
+    pub fn tolerates(&self, node: &LiveNode) -> bool {
+        node.taints
+            .iter()
+            .all(|taint| self.tolerations.iter().any(|t| t.tolerates(taint)))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LivePod {
+    pub label: String,
+    pub node: String,
+    pub ip: String,
+    pub source: String,
+}
+
+/// What the captures say about the cluster.
+#[derive(Debug, Default)]
+pub struct LiveCluster {
+    pub nodes: Vec<LiveNode>,
+    pub net_conf: Option<Result<NetConf, Live<String>>>,
+    pub cluster_configuration: Option<Result<Embedded, Live<String>>>,
+    pub kube_proxy: Option<Result<Embedded, Live<String>>>,
+    pub kubelet: Option<Result<Embedded, Live<String>>>,
+    pub daemonsets: Vec<LiveDaemonSet>,
+    pub pods: Vec<LivePod>,
+    /// What was compared and what was absent, for the report.
+    pub notes: Vec<String>,
+}
+
+fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    value.pointer(pointer).and_then(Value::as_str)
+}
+
+fn live_text(object: &Object, pointer: &str) -> Option<Live<String>> {
+    let value = text(&object.value, pointer)?;
+    Some(Live {
+        value: value.to_string(),
+        source: object.source(&field_path(pointer)),
+    })
+}
+
+/// A JSON Pointer as the field path people read: `/metadata/labels/kubernetes.io~1os` is
+/// `metadata.labels[kubernetes.io/os]`, a key holding `.` or `/` in brackets.
+fn field_path(pointer: &str) -> String {
+    let mut path = String::new();
+    for segment in pointer.split('/').skip(1) {
+        let key = segment.replace("~1", "/").replace("~0", "~");
+        if key.contains(['.', '/']) {
+            path.push_str(&format!("[{key}]"));
+        } else {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&key);
+        }
+    }
+    path
+}
+
+/// The ConfigMaps, DaemonSets and pods `verify` reads, found by kind, namespace and name.
+pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) -> LiveCluster {
+    let mut cluster = LiveCluster::default();
+    let nodes: Vec<&Object> = objects.iter().filter(|o| o.kind == "Node").collect();
+    let prefix = annotation_prefix
+        .map(str::to_string)
+        .unwrap_or_else(|| detect_prefix(&nodes));
+    cluster.nodes = nodes.iter().map(|node| read_node(node, &prefix)).collect();
+    let flannel_namespace = super::kubectl::flannel_namespace(plan);
+    let config_map = |name: &str, namespaces: &[&str]| {
+        namespaces.iter().find_map(|namespace| {
+            objects.iter().find(|o| {
+                o.kind == "ConfigMap"
+                    && o.name == name
+                    && o.namespace.as_deref() == Some(*namespace)
+            })
+        })
+    };
+    // flannel's ConfigMap lives in kube-flannel from v0.19, in kube-system before; a cluster
+    // upgraded across that may hold either.
+    let flannel = config_map(
+        "kube-flannel-cfg",
+        &[flannel_namespace, "kube-flannel", "kube-system"],
+    );
+    cluster.net_conf = flannel.map(net_conf);
+    note(
+        &mut cluster.notes,
+        flannel,
+        "flannel's ConfigMap kube-flannel-cfg",
+        "net-conf.json is not compared",
+    );
+    let kubeadm = config_map("kubeadm-config", &["kube-system"]);
+    cluster.cluster_configuration = kubeadm.map(|object| embedded(object, "ClusterConfiguration"));
+    note(
+        &mut cluster.notes,
+        kubeadm,
+        "kubeadm's ConfigMap kubeadm-config",
+        "the kubeadm settings are not compared (k3s, RKE2 and managed clusters have none)",
+    );
+    let proxy = config_map("kube-proxy", &["kube-system"]);
+    cluster.kube_proxy = proxy.map(|object| embedded(object, "config.conf"));
+    note(
+        &mut cluster.notes,
+        proxy,
+        "kube-proxy's ConfigMap",
+        "kube-proxy's clusterCIDR is not compared",
+    );
+    let kubelet = objects.iter().find(|o| {
+        o.kind == "ConfigMap"
+            && o.namespace.as_deref() == Some("kube-system")
+            && (o.name == "kubelet-config" || o.name.starts_with("kubelet-config-1."))
+    });
+    cluster.kubelet = kubelet.map(|object| embedded(object, "kubelet"));
+    note(
+        &mut cluster.notes,
+        kubelet,
+        "the kubelet's ConfigMap",
+        "the kubelet's clusterDNS is not compared",
+    );
+    cluster.daemonsets = objects
+        .iter()
+        .filter(|o| o.kind == "DaemonSet")
+        .map(read_daemonset)
+        .collect();
+    cluster.pods = objects
+        .iter()
+        .filter(|o| o.kind == "Pod")
+        .filter_map(read_pod)
+        .collect();
+    if cluster.nodes.is_empty() {
+        cluster
+            .notes
+            .push("no Node was captured: nodes are not compared".into());
+    }
+    if !objects.iter().any(|o| o.kind == "DaemonSet") {
+        cluster
+            .notes
+            .push("no DaemonSet was captured: their placement is not compared".into());
+    }
+    cluster
+}
+
+fn note(notes: &mut Vec<String>, found: Option<&Object>, what: &str, consequence: &str) {
+    if found.is_none() {
+        notes.push(format!("{what} was not captured: {consequence}"));
+    }
+}
+
+/// The annotation prefix the nodes' flannel annotations use: the default when any node has it,
+/// else the one found before `/backend-data` (a flanneld run with `--kube-annotation-prefix`).
+fn detect_prefix(nodes: &[&Object]) -> String {
+    let prefixes: BTreeSet<String> = nodes
+        .iter()
+        .filter_map(|node| node.value.pointer("/metadata/annotations")?.as_object())
+        .flat_map(|annotations| annotations.keys())
+        .filter_map(|key| key.strip_suffix("/backend-data"))
+        .map(str::to_string)
+        .collect();
+    if prefixes.is_empty() || prefixes.contains(DEFAULT_ANNOTATION_PREFIX) {
+        DEFAULT_ANNOTATION_PREFIX.to_string()
+    } else {
+        prefixes.into_iter().next().unwrap_or_default()
+    }
+}
+
+fn read_node(node: &Object, prefix: &str) -> LiveNode {
+    let os = live_text(node, "/metadata/labels/kubernetes.io~1os")
+        .or_else(|| live_text(node, "/metadata/labels/beta.kubernetes.io~1os"))
+        .or_else(|| live_text(node, "/status/nodeInfo/operatingSystem"));
+    let internal_ip = node
+        .value
+        .pointer("/status/addresses")
+        .and_then(Value::as_array)
+        .and_then(|addresses| {
+            addresses.iter().position(|address| {
+                address.get("type").and_then(Value::as_str) == Some("InternalIP")
+            })
+        })
+        .and_then(|index| live_text(node, &format!("/status/addresses/{index}/address")))
+        .map(|address| Live {
+            source: node.source("status.addresses[type=InternalIP].address"),
+            ..address
+        });
+    let annotations = node
+        .value
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object);
+    let mut flannel = BTreeMap::new();
+    let mut node_args = None;
+    for (key, value) in annotations.into_iter().flatten() {
+        let Some(text) = value.as_str() else { continue };
+        if let Some(name) = key
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix('/'))
+        {
+            flannel.insert(
+                name.to_string(),
+                Live {
+                    value: text.to_string(),
+                    source: node.source(&format!("metadata.annotations[{key}]")),
+                },
+            );
+        }
+        if key == "k3s.io/node-args" || key == "rke2.io/node-args" {
+            if let Ok(args) = serde_json::from_str::<Vec<String>>(text) {
+                node_args = Some(Live {
+                    value: args,
+                    source: node.source(&format!("metadata.annotations[{key}]")),
+                });
+            }
+        }
+    }
+    LiveNode {
+        name: node.name.clone(),
+        source: format!("{}, {}", node.file, node.label()),
+        os,
+        pod_cidr: Live {
+            value: text(&node.value, "/spec/podCIDR")
+                .filter(|cidr| !cidr.is_empty())
+                .map(str::to_string),
+            source: node.source("spec.podCIDR"),
+        },
+        internal_ip,
+        kernel_version: live_text(node, "/status/nodeInfo/kernelVersion"),
+        kubelet_version: live_text(node, "/status/nodeInfo/kubeletVersion"),
+        flannel,
+        node_args,
+        taints: read_taints(&node.value),
+    }
+}
+
+fn read_taints(node: &Value) -> Vec<Taint> {
+    let field = |taint: &Value, name: &str| text(taint, name).unwrap_or_default().to_string();
+    node.pointer("/spec/taints")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|taint| Taint {
+            key: field(taint, "/key"),
+            value: field(taint, "/value"),
+            effect: field(taint, "/effect"),
+        })
+        .filter(|taint| matches!(taint.effect.as_str(), "NoSchedule" | "NoExecute"))
+        .filter(|taint| !TRANSIENT_TAINTS.contains(&taint.key.as_str()))
+        .collect()
+}
+
+fn read_tolerations(pod: &Value) -> Vec<Toleration> {
+    let field =
+        |toleration: &Value, name: &str| text(toleration, name).unwrap_or_default().to_string();
+    pod.get("tolerations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|toleration| Toleration {
+            key: field(toleration, "/key"),
+            operator: Some(field(toleration, "/operator"))
+                .filter(|operator| !operator.is_empty())
+                .unwrap_or_else(|| "Equal".into()),
+            value: field(toleration, "/value"),
+            effect: field(toleration, "/effect"),
+        })
+        .collect()
+}
+
+/// `net-conf.json` of flannel's ConfigMap, or why it cannot be read.
+fn net_conf(object: &Object) -> Result<NetConf, Live<String>> {
+    let source = |field: &str| object.source(&format!("data[net-conf.json] → {field}"));
+    let Some(text) = text(&object.value, "/data/net-conf.json") else {
+        return Err(Live {
+            value: "the ConfigMap has no `net-conf.json`".into(),
+            source: object.source("data"),
+        });
+    };
+    let value: Value = serde_json::from_str(text).map_err(|error| Live {
+        value: format!("`net-conf.json` is not JSON: {error}"),
+        source: object.source("data[net-conf.json]"),
+    })?;
+    let text_field = |pointer: &str, name: &str| {
+        value
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .map(|found| Live {
+                value: found.to_string(),
+                source: source(name),
+            })
+    };
+    let number = |pointer: &str, name: &str| {
+        value
+            .pointer(pointer)
+            .and_then(Value::as_u64)
+            .map(|found| Live {
+                value: found,
+                source: source(name),
+            })
+    };
+    Ok(NetConf {
+        network: text_field("/Network", "Network"),
+        backend_type: text_field("/Backend/Type", "Backend.Type"),
+        vni: number("/Backend/VNI", "Backend.VNI"),
+        port: number("/Backend/Port", "Backend.Port"),
+        source: object.source("data[net-conf.json]"),
+    })
+}
+
+/// A YAML (or JSON) document held in a ConfigMap value, parsed.
+fn embedded(object: &Object, key: &str) -> Result<Embedded, Live<String>> {
+    let pointer = format!("/data/{}", load::escape_pointer_token(key));
+    let Some(text) = text(&object.value, &pointer) else {
+        return Err(Live {
+            value: format!("the ConfigMap has no `{key}`"),
+            source: object.source("data"),
+        });
+    };
+    let source = SourceFile::new(format!("{}#{key}", object.file), text);
+    let document = load::load_within(&source, &CAPTURE).map_err(|error| Live {
+        value: format!("`{key}` is not YAML: {}", error.message),
+        source: object.source(&format!("data[{key}]")),
+    })?;
+    Ok(Embedded {
+        value: document.value,
+        file: object.file.clone(),
+        object: object.label(),
+        key: key.to_string(),
+    })
+}
+
+/// The operating systems a pod template's node selector and required node affinity allow.
+fn read_daemonset(object: &Object) -> LiveDaemonSet {
+    let pod = object
+        .value
+        .pointer("/spec/template/spec")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let all: BTreeSet<String> = ["linux", "windows"].map(String::from).into();
+    let mut allowed = all.clone();
+    for label in ["kubernetes.io/os", "beta.kubernetes.io/os"] {
+        if let Some(os) = pod
+            .get("nodeSelector")
+            .and_then(|selector| selector.get(label))
+            .and_then(Value::as_str)
+        {
+            allowed.retain(|allowed| allowed == &os.to_ascii_lowercase());
+        }
+    }
+    let terms = pod
+        .pointer("/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")
+        .and_then(Value::as_array);
+    if let Some(terms) = terms.filter(|terms| !terms.is_empty()) {
+        // Terms are alternatives; the expressions of one term all apply.
+        let by_terms: BTreeSet<String> = terms
+            .iter()
+            .flat_map(|term| term_allows(term, &all))
+            .collect();
+        allowed.retain(|os| by_terms.contains(os));
+    }
+    LiveDaemonSet {
+        namespace: object.namespace.clone().unwrap_or_default(),
+        name: object.name.clone(),
+        source: format!("{}, {}", object.file, object.label()),
+        schedulable_on: allowed,
+        tolerations: read_tolerations(&pod),
+        misscheduled: object
+            .value
+            .pointer("/status/numberMisscheduled")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+    }
+}
+
+fn term_allows(term: &Value, all: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut allowed = all.clone();
+    for expression in term
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let key = expression.get("key").and_then(Value::as_str);
+        if !matches!(
+            key,
+            Some("kubernetes.io/os") | Some("beta.kubernetes.io/os")
+        ) {
+            continue;
+        }
+        let values: BTreeSet<String> = expression
+            .get("values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_ascii_lowercase)
+            .collect();
+        match expression.get("operator").and_then(Value::as_str) {
+            Some("In") => allowed.retain(|os| values.contains(os)),
+            Some("NotIn") => allowed.retain(|os| !values.contains(os)),
+            Some("DoesNotExist") => allowed.clear(),
+            _ => {}
+        }
+    }
+    allowed
+}
+
+/// A pod with its own address on the pod network (not `hostNetwork`), running on a node.
+fn read_pod(object: &Object) -> Option<LivePod> {
+    let host_network = object
+        .value
+        .pointer("/spec/hostNetwork")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let node = text(&object.value, "/spec/nodeName")?;
+    let ip = text(&object.value, "/status/podIP").filter(|ip| !ip.is_empty())?;
+    (!host_network).then(|| LivePod {
+        label: object.label(),
+        node: node.to_string(),
+        ip: ip.to_string(),
+        source: object.source("status.podIP"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field_path;
+
+    #[test]
+    fn field_paths_read_as_people_write_them() {
+        assert_eq!(field_path("/status/podCIDR"), "status.podCIDR");
+        assert_eq!(
+            field_path("/metadata/labels/kubernetes.io~1os"),
+            "metadata.labels[kubernetes.io/os]"
+        );
+        assert_eq!(field_path("/data/net-conf.json"), "data[net-conf.json]");
+        assert_eq!(field_path("/a~0b/c"), "a~0b.c".replace("~0", "~"));
+    }
+}

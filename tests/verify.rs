@@ -1,0 +1,418 @@
+//! `hybridgen verify` on captured clusters: a healthy capture gives no finding; each drift case
+//! (`tests/fixtures/verify/<case>/`, files laid over the healthy capture) gives its codes at the
+//! exact spec location, quoting the live value and where it was read; the human report of each is
+//! a reviewed snapshot; the command itself keeps `plan`'s formats and exit codes.
+//!
+//! A case directory holds the capture files that differ from `healthy/` (a file `<name>.absent`
+//! removes one) and `expect`: `spec: PATH` (else the 1.33 example), `only` (no other finding),
+//! and `expect: CODE LOCATION QUOTE` lines — LOCATION a JSON pointer into the spec, or the capture
+//! file a finding is in; QUOTE text the message holds.
+
+use hybridgen::diagnostic::Diagnostic;
+use hybridgen::pipeline::{self, Checked};
+use hybridgen::report::{FileReport, human};
+use hybridgen::verify::{self, capture};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIXTURES: &str = "tests/fixtures/verify";
+const EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Case {
+    name: String,
+    spec: String,
+    only: bool,
+    expected: Vec<(String, String, String)>,
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+fn cases() -> Vec<Case> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join(FIXTURES))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names.into_iter().map(|name| load_case(&name)).collect()
+}
+
+fn load_case(name: &str) -> Case {
+    let read_dir = |dir: &str| -> BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(root().join(FIXTURES).join(dir))
+            .unwrap()
+            .map(|entry| {
+                let path = entry.unwrap().path();
+                (
+                    path.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&path).unwrap(),
+                )
+            })
+            .collect()
+    };
+    let mut files = read_dir("healthy");
+    let mut case = Case {
+        name: name.to_string(),
+        spec: EXAMPLE.to_string(),
+        only: name.starts_with("healthy"),
+        expected: Vec::new(),
+        files: BTreeMap::new(),
+    };
+    if name != "healthy" {
+        for (file, bytes) in read_dir(name) {
+            if file == "expect" {
+                for line in String::from_utf8(bytes).unwrap().lines() {
+                    if let Some(spec) = line.strip_prefix("spec: ") {
+                        case.spec = spec.to_string();
+                    } else if line == "only" {
+                        case.only = true;
+                    } else if let Some(expect) = line.strip_prefix("expect: ") {
+                        let mut parts = expect.splitn(3, ' ');
+                        let code = parts.next().unwrap().to_string();
+                        let location = parts.next().unwrap().to_string();
+                        let quote = parts.next().unwrap_or_default().to_string();
+                        case.expected.push((code, location, quote));
+                    }
+                }
+            } else if let Some(removed) = file.strip_suffix(".absent") {
+                files.remove(removed);
+            } else {
+                files.insert(file, bytes);
+            }
+        }
+    }
+    case.files = files;
+    case
+}
+
+/// The spec checked, what the captures held, and the comparison, as `hybridgen verify` makes them.
+fn run(case: &Case) -> (Checked, capture::Captured, verify::Comparison) {
+    let checked = pipeline::check(&case.spec, std::fs::read(root().join(&case.spec)).unwrap());
+    let inputs = case
+        .files
+        .iter()
+        .map(|(file, bytes)| capture::Input {
+            name: format!("{}/{file}", case.name),
+            bytes: bytes.clone(),
+        })
+        .collect();
+    let (spec, plan) = (
+        checked.spec.as_ref().unwrap(),
+        checked.plan.as_ref().unwrap(),
+    );
+    let captured = capture::read(inputs, &verify::kubectl::captures(plan));
+    let live = verify::cluster::read(&captured.objects, plan, None);
+    let comparison = verify::compare(spec, plan, &live);
+    (checked, captured, comparison)
+}
+
+/// Every finding as (code, where, message): a spec pointer, or the capture file's name.
+fn findings<'a>(
+    comparison: &'a verify::Comparison,
+    captured: &'a capture::Captured,
+) -> Vec<(&'static str, String, &'a Diagnostic)> {
+    let mut found: Vec<(&'static str, String, &Diagnostic)> = comparison
+        .diagnostics
+        .iter()
+        .map(|d| (d.code(), d.primary.location.pointer().to_string(), d))
+        .collect();
+    for file in &captured.files {
+        let name = file.source.name().rsplit('/').next().unwrap().to_string();
+        found.extend(file.diagnostics.iter().map(|d| (d.code(), name.clone(), d)));
+    }
+    found
+}
+
+#[test]
+fn each_case_finds_what_it_expects_at_the_exact_place() {
+    let cases = cases();
+    assert!(cases.len() >= 14, "only {} cases", cases.len());
+    for case in &cases {
+        let (checked, captured, comparison) = run(case);
+        let found = findings(&comparison, &captured);
+        for (code, location, quote) in &case.expected {
+            let hit = found
+                .iter()
+                .find(|(found_code, found_location, diagnostic)| {
+                    found_code == code
+                        && found_location == location
+                        && diagnostic.message.contains(quote.as_str())
+                });
+            assert!(
+                hit.is_some(),
+                "{}: no {code} at {location} quoting {quote:?}; found:\n{}",
+                case.name,
+                found
+                    .iter()
+                    .map(|(c, l, d)| format!("  {c} {l}: {}", d.message))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            // A spec location is a field the spec writes, or one it leaves to its default inside a
+            // block it writes (the report then points at the block, where the field goes).
+            if location.starts_with('/') && location != "/nodes" {
+                let spans = checked.spans.as_ref().unwrap();
+                let parent = &location[..location.rfind('/').unwrap()];
+                assert!(
+                    spans.value_span(location).is_some() || spans.value_span(parent).is_some(),
+                    "{}: {location} is no place in {}",
+                    case.name,
+                    case.spec
+                );
+            }
+        }
+        if case.only {
+            let unexpected: Vec<String> = found
+                .iter()
+                .filter(|(code, location, _)| {
+                    !case
+                        .expected
+                        .iter()
+                        .any(|(c, l, _)| c == code && l == location)
+                })
+                .map(|(code, location, d)| format!("{code} {location}: {}", d.message))
+                .collect();
+            assert!(
+                unexpected.is_empty(),
+                "{}: unexpected {unexpected:#?}",
+                case.name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_live_rule_has_a_case() {
+    let cases = cases();
+    for rule in hybridgen::rules::all()
+        .iter()
+        .filter(|r| r.code.starts_with("HG5"))
+    {
+        assert!(
+            cases
+                .iter()
+                .any(|case| case.expected.iter().any(|(code, _, _)| code == rule.code)),
+            "no case expects {}",
+            rule.code
+        );
+    }
+}
+
+#[test]
+fn live_values_are_quoted_with_their_source() {
+    for case in cases() {
+        let (_, captured, comparison) = run(&case);
+        for (code, _, diagnostic) in findings(&comparison, &captured) {
+            if code == "HG509"
+                || code == "HG501" && diagnostic.message.contains("not in the cluster")
+            {
+                continue;
+            }
+            assert!(
+                diagnostic.message.contains(&format!("{}/", case.name))
+                    || diagnostic.message.contains("annotations"),
+                "{}: {code} does not say where it read the live value: {}",
+                case.name,
+                diagnostic.message
+            );
+        }
+    }
+}
+
+#[test]
+fn human_reports_are_stable() {
+    for case in cases() {
+        let (checked, captured, comparison) = run(&case);
+        let mut reports = vec![FileReport::new(&checked, &comparison.diagnostics)];
+        reports.extend(
+            captured
+                .files
+                .iter()
+                .filter(|file| !file.diagnostics.is_empty())
+                .map(|file| FileReport::new(file, &file.diagnostics)),
+        );
+        let style = human::Style {
+            color: false,
+            width: 100,
+            show_plan: false,
+        };
+        let text =
+            comparison.coverage_text(&case.spec, &captured) + &human::render(&reports, style);
+        insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!(format!("verify@{}", case.name), text);
+        });
+    }
+}
+
+fn hybridgen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A case laid out as files, as a user would capture it.
+fn case_dir(case: &Case) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("verify")
+        .join(&case.name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, bytes) in &case.files {
+        std::fs::write(dir.join(file), bytes).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn the_command_keeps_plans_formats_and_exit_codes() {
+    let healthy = case_dir(&load_case("healthy"));
+    let drift = case_dir(&load_case("HG506-linux-vni-1-windows-vni-4096"));
+    let healthy_arg = healthy.to_str().unwrap();
+    let drift_arg = drift.to_str().unwrap();
+    assert_eq!(
+        hybridgen(&["verify", EXAMPLE, "--cluster", healthy_arg])
+            .status
+            .code(),
+        Some(0)
+    );
+    let failed = hybridgen(&["verify", EXAMPLE, "--cluster", drift_arg]);
+    assert_eq!(failed.status.code(), Some(1), "{}", stdout(&failed));
+    // Lowered to a warning, the same drift passes; with --deny-warnings it fails again.
+    let warned = hybridgen(&["verify", EXAMPLE, "--cluster", drift_arg, "--warn", "HG506"]);
+    assert_eq!(warned.status.code(), Some(0));
+    let denied = hybridgen(&[
+        "verify",
+        EXAMPLE,
+        "--cluster",
+        drift_arg,
+        "--warn",
+        "HG506",
+        "--deny-warnings",
+    ]);
+    assert_eq!(denied.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(
+        &hybridgen(&[
+            "verify",
+            EXAMPLE,
+            "--cluster",
+            drift_arg,
+            "--format",
+            "json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    let diagnostic = &json["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "HG506");
+    assert_eq!(diagnostic["path"], "/flannel/vni");
+    assert_eq!(diagnostic["file"], EXAMPLE);
+    assert!(diagnostic["line"].as_u64().unwrap() > 1);
+    let sarif: serde_json::Value = serde_json::from_slice(
+        &hybridgen(&[
+            "verify",
+            EXAMPLE,
+            "--cluster",
+            drift_arg,
+            "--format",
+            "sarif",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "HG506");
+    let github = stdout(&hybridgen(&[
+        "verify",
+        EXAMPLE,
+        "--cluster",
+        drift_arg,
+        "--format",
+        "github",
+    ]));
+    assert!(
+        github.starts_with(
+            "::error title=HG506 live-vni-mismatch,file=examples/kubeadm-1.33-vxlan-windows.yaml"
+        ),
+        "{github}"
+    );
+    // A capture path that does not exist is a usage error, as an unreadable spec is.
+    assert_eq!(
+        hybridgen(&["verify", EXAMPLE, "--cluster", "no/such/dir"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(hybridgen(&["verify", EXAMPLE]).status.code(), Some(2));
+}
+
+#[test]
+fn a_capture_finding_is_reported_in_the_capture_file() {
+    let unreadable = case_dir(&load_case("HG509-unreadable-captures"));
+    let output = hybridgen(&[
+        "verify",
+        EXAMPLE,
+        "--cluster",
+        unreadable.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let in_describe = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["file"].as_str().unwrap().ends_with("node-describe.txt"))
+        .expect("a finding in the describe capture");
+    assert_eq!(in_describe["code"], "HG509");
+    assert_eq!(in_describe["line"], 1);
+    assert!(
+        in_describe["help"]
+            .as_str()
+            .unwrap()
+            .contains("kubectl get nodes -o json"),
+        "{in_describe}"
+    );
+}
+
+#[test]
+fn print_capture_names_the_flavours_namespace_and_optional_objects() {
+    let current = stdout(&hybridgen(&["verify", EXAMPLE, "--print-capture"]));
+    assert!(current.contains("kubectl -n kube-flannel get configmap kube-flannel-cfg --ignore-not-found -o json > cluster-capture/kube-flannel-cfg.json"), "{current}");
+    assert!(current.contains("kubectl get nodes -o json > cluster-capture/nodes.json"));
+    assert!(current.contains("get configmap kubelet-config --ignore-not-found"));
+    assert!(current.contains(&format!(
+        "hybridgen verify {EXAMPLE} --cluster cluster-capture"
+    )));
+    let legacy = stdout(&hybridgen(&[
+        "verify",
+        "examples/kubeadm-vxlan-windows.yaml",
+        "--print-capture",
+    ]));
+    assert!(
+        legacy.contains("kubectl -n kube-system get configmap kube-flannel-cfg"),
+        "{legacy}"
+    );
+    assert!(
+        legacy.contains("get configmap kubelet-config-1.15 "),
+        "{legacy}"
+    );
+    // What it prints runs: every line is a command bash accepts.
+    let script = std::env::temp_dir().join(format!("hybridgen-capture-{}.sh", std::process::id()));
+    std::fs::write(&script, &current).unwrap();
+    let syntax = Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(syntax.status.success());
+    let _ = std::fs::remove_file(script);
+}
