@@ -1,6 +1,7 @@
 """Markdown tables for BENCHMARKS.md from the benchmark runs.
 
   report.py stages [CRITERION_DIR]      criterion's per-stage results (cargo bench --bench stages)
+  report.py verify [CRITERION_DIR]      the same for `cargo bench --bench verify`
   report.py peak OUT.json LABEL CMD...  peak RSS of each command (max of 3 runs), saved as JSON
   report.py process JSON_DIR SPEC...    benches/process.sh's hyperfine results and peak RSS
 """
@@ -14,6 +15,8 @@ import sys
 
 STAGES = ["load", "schema", "spec", "plan", "rules", "render", "check", "check+render"]
 SIZES = [3, 100, 5000, 65536]
+VERIFY_STAGES = ["verify-read-captures", "verify-compare", "verify", "verify-process"]
+VERIFY_SIZES = [3, 100, 5000]
 
 
 def duration(seconds):
@@ -24,14 +27,14 @@ def duration(seconds):
     return f"{seconds:.2f} s"
 
 
-def stages(root):
+def stages(root, names=STAGES, sizes=SIZES):
     """Median time per iteration with the min–max of the samples' per-iteration times."""
-    print("| stage | " + " | ".join(f"{n:,} nodes" for n in SIZES) + " |")
-    print("|---|" + "---|" * len(SIZES))
+    print("| stage | " + " | ".join(f"{n:,} nodes" for n in sizes) + " |")
+    print("|---|" + "---|" * len(sizes))
     medians = {}
-    for stage in STAGES:
+    for stage in names:
         cells = []
-        for n in SIZES:
+        for n in sizes:
             folder = os.path.join(root, stage, str(n), "new")
             try:
                 sample = json.load(open(os.path.join(folder, "sample.json")))
@@ -103,6 +106,8 @@ if __name__ == "__main__":
     command, arguments = sys.argv[1], sys.argv[2:]
     if command == "stages":
         stages(arguments[0] if arguments else "target/criterion")
+    elif command == "verify":
+        stages(arguments[0] if arguments else "target/criterion", VERIFY_STAGES, VERIFY_SIZES)
     elif command == "peak":
         peak(arguments[0], arguments[1:])
     elif command == "process":

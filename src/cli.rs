@@ -103,7 +103,7 @@ struct PlanArgs {
     color: ColorChoice,
 }
 
-/// Severity overrides, shared by `plan` and `render`.
+/// Severity overrides, shared by `plan`, `render` and `verify`.
 #[derive(Debug, Args)]
 struct SeverityArgs {
     /// Treat findings of this rule as errors (repeatable).
@@ -128,11 +128,12 @@ struct VerifyArgs {
     spec: PathBuf,
     /// Files or directories captured with kubectl (JSON or YAML; `--print-capture` prints the
     /// commands).
-    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with_all = ["kubectl", "print_capture"])]
+    /// Repeat it for several paths; before or after the spec.
+    #[arg(long, value_name = "PATH", action = clap::ArgAction::Append, conflicts_with_all = ["kubectl", "print_capture"])]
     cluster: Vec<PathBuf>,
-    /// Capture with kubectl here, through its current context, then compare (the kubectl found on
-    /// PATH, or the one given).
-    #[arg(long, value_name = "KUBECTL", num_args = 0..=1, default_missing_value = "kubectl", conflicts_with = "print_capture")]
+    /// Capture with kubectl here, through its current context, then compare: the kubectl found on
+    /// PATH, or `--kubectl=PATH`.
+    #[arg(long, value_name = "KUBECTL", num_args = 0..=1, require_equals = true, default_missing_value = "kubectl", conflicts_with = "print_capture")]
     kubectl: Option<PathBuf>,
     /// Print the kubectl commands that capture what verify compares, and exit.
     #[arg(long)]
@@ -387,7 +388,11 @@ fn verify(args: VerifyArgs) -> Outcome {
         }
     };
     let name = args.spec.display().to_string();
-    let checked = match planned_without_errors(&args.spec, &overrides) {
+    let style = human::Style {
+        show_plan: false,
+        ..human_style(args.color, args.quiet)
+    };
+    let checked = match planned_without_errors(&args.spec, &overrides, args.format, style) {
         Ok(checked) => checked,
         Err(outcome) => return outcome,
     };
@@ -427,10 +432,6 @@ fn verify(args: VerifyArgs) -> Outcome {
             .filter(|(_, diagnostics)| !diagnostics.is_empty())
             .map(|(file, diagnostics)| FileReport::new(file, diagnostics)),
     );
-    let style = human::Style {
-        show_plan: false,
-        ..human_style(args.color, args.quiet)
-    };
     let mut text = String::new();
     if args.format == Format::Human && !args.quiet {
         text.push_str(&comparison.coverage_text(&name, &captured));
@@ -440,8 +441,14 @@ fn verify(args: VerifyArgs) -> Outcome {
 }
 
 /// The spec checked and planned, when it has no errors: a cluster is compared only with a sound
-/// plan. Otherwise its findings go to stderr, and the outcome says why nothing was verified.
-fn planned_without_errors(path: &Path, overrides: &Overrides) -> Result<Checked, Outcome> {
+/// plan. Otherwise its findings are reported in the chosen format, as `plan` reports them, and
+/// stderr says that nothing was verified.
+fn planned_without_errors(
+    path: &Path,
+    overrides: &Overrides,
+    format: Format,
+    style: human::Style,
+) -> Result<Checked, Outcome> {
     let name = path.display().to_string();
     let bytes = read_input(path).map_err(|error| {
         complain(&format!("cannot read `{name}`: {error}"));
@@ -451,9 +458,10 @@ fn planned_without_errors(path: &Path, overrides: &Overrides) -> Result<Checked,
     let findings = overrides.apply(checked.diagnostics.clone());
     let planned = checked.spec.is_some() && checked.plan.is_some();
     if !planned || findings.iter().any(|d| d.severity == Severity::Error) {
-        complain_findings(&checked, &findings);
+        let reports = [FileReport::new(&checked, &findings)];
+        let outcome = emit(&formatted(&reports, format, style), Outcome::Errors);
         complain(&format!("`{name}` has errors; nothing was verified"));
-        return Err(Outcome::Errors);
+        return Err(outcome);
     }
     Ok(checked)
 }
@@ -467,7 +475,6 @@ fn capture_inputs(
         return verify::capture::gather(&args.cluster);
     };
     verify::kubectl::run(kubectl, plan)
-        .into_iter()
         .map(|ran| {
             ran.output.map(|bytes| verify::capture::Input {
                 name: ran.capture.command_line(),

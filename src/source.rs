@@ -1,11 +1,15 @@
 //! The text of one input file and the mapping from byte offsets to 1-based lines and columns.
 
+use std::sync::OnceLock;
+
 /// One input file: its display name and its text.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     name: String,
     text: String,
-    line_starts: Vec<usize>,
+    /// Where each line starts, found when a position is first asked for: a large capture that
+    /// has nothing to report never needs them.
+    line_starts: OnceLock<Vec<usize>>,
 }
 
 /// A 1-based line and column; columns count Unicode scalar values, as editors do.
@@ -17,14 +21,10 @@ pub struct Position {
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
-        let text = text.into();
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
-            .collect();
         Self {
             name: name.into(),
-            text,
-            line_starts,
+            text: text.into(),
+            line_starts: OnceLock::new(),
         }
     }
 
@@ -39,8 +39,13 @@ impl SourceFile {
     /// The position of a byte offset; offsets past the end or inside a character are clamped.
     pub fn position(&self, offset: usize) -> Position {
         let offset = self.floor_char_boundary(offset.min(self.text.len()));
-        let line_index = self.line_starts.partition_point(|&start| start <= offset) - 1;
-        let line_start = self.line_starts[line_index];
+        let line_starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(at, _)| at + 1))
+                .collect()
+        });
+        let line_index = line_starts.partition_point(|&start| start <= offset) - 1;
+        let line_start = line_starts[line_index];
         let column = self.text[line_start..offset].chars().count() + 1;
         Position {
             line: line_index + 1,

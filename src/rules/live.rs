@@ -8,10 +8,10 @@ use crate::plan::version::WindowsBuild;
 use crate::plan::{NodePlan, Plan};
 use crate::spec::{Backend, Os, Spec};
 use crate::verify::Matching;
-use crate::verify::cluster::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode};
+use crate::verify::cluster::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode, LivePod};
 use ipnet::Ipv4Net;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What a live check reads: the spec, its plan, the captured cluster and which live node each
 /// planned node is.
@@ -163,8 +163,9 @@ declare_rules! {
     ///
     /// ### Why it matters
     /// A Linux DaemonSet on a Windows node crash-loops there and keeps the node from being Ready;
-    /// kubeadm's kube-proxy and old flannel manifests carry no OS constraint, and kube-proxy
-    /// tolerates every taint.
+    /// kube-proxy DaemonSets made before kubeadm set a Linux node selector
+    /// (kubernetes/kubernetes#76327), old flannel manifests and hand-edited ones carry no OS
+    /// constraint, and kube-proxy tolerates every taint.
     ///
     /// ### Fix
     /// Run `patches/apply.sh` from `hybridgen render`, which pins them to Linux.
@@ -398,17 +399,16 @@ fn check_pod_addresses(
     subnets: &BTreeMap<usize, Ipv4Net>,
     found: &mut Vec<Diagnostic>,
 ) {
+    let mut pods_of: HashMap<&str, Vec<&LivePod>> = HashMap::new();
+    for pod in &context.cluster.pods {
+        pods_of.entry(pod.node.as_str()).or_default().push(pod);
+    }
     let mut by_node: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for (index, planned, live) in matched(context) {
         let Some(subnet) = subnets.get(&index) else {
             continue;
         };
-        for pod in context
-            .cluster
-            .pods
-            .iter()
-            .filter(|pod| pod.node == live.name)
-        {
+        for pod in pods_of.get(live.name.as_str()).into_iter().flatten() {
             let outside = pod
                 .ip
                 .parse::<std::net::Ipv4Addr>()
@@ -428,9 +428,9 @@ fn check_pod_addresses(
                 &LIVE_POD_CIDR_MISMATCH,
                 value(node_pointer(index, "")),
                 format!(
-                    "node `{}` has pod subnet {subnet}, but {} of its pods are outside it: {}",
+                    "node `{}` has pod subnet {subnet}, but {} outside it: {}",
                     planned.name,
-                    pods.len(),
+                    if pods.len() == 1 { "1 of its pods is".to_string() } else { format!("{} of its pods are", pods.len()) },
                     listing(pods.iter().cloned(), 3)
                 ),
             )
@@ -879,12 +879,7 @@ fn check_kubelet(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
 /// annotation: the best source of their ranges, which they keep in no ConfigMap.
 fn check_node_args(context: &LiveContext, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
-    let Some(args) = context
-        .cluster
-        .nodes
-        .iter()
-        .find_map(|node| node.node_args.as_ref())
-    else {
+    let Some(args) = &context.cluster.server_args else {
         return;
     };
     let flag = |name: &str| {

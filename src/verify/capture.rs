@@ -6,13 +6,16 @@
 //! the cluster does not have.
 
 use super::kubectl::Capture;
+use super::prune;
 use crate::diagnostic::{Diagnostic, Location, value};
 use crate::load::{self, CAPTURE};
 use crate::pipeline::Checked;
 use crate::rules::live::CAPTURE_UNREADABLE;
 use crate::source::SourceFile;
 use serde_json::Value;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 /// One file's bytes and the name reports give it (its path, or the kubectl command it came from).
 pub struct Input {
@@ -60,17 +63,20 @@ pub struct Captured {
 const KINDS: [&str; 4] = ["Node", "ConfigMap", "DaemonSet", "Pod"];
 
 /// The files to read: each path given, and every visible file under each directory given, in
-/// name order. A path that does not exist is a usage error.
+/// name order, each once. A path that does not exist is a usage error.
 pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
     let mut files = Vec::new();
     for path in paths {
         collect(path, &mut files)?;
     }
+    // A file given both on its own and in its directory is read once.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|path| seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())));
     files
         .into_iter()
         .map(|path| {
             let name = path.display().to_string();
-            std::fs::read(&path)
+            read_bounded(&path)
                 .map(|bytes| Input {
                     name: name.clone(),
                     bytes,
@@ -78,6 +84,17 @@ pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
                 .map_err(|error| format!("cannot read `{name}`: {error}"))
         })
         .collect()
+}
+
+/// The file, up to one byte past the capture limit: enough for the loader to say it is too big,
+/// without reading a huge file whole.
+fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    let limit = CAPTURE.bytes as u64 + 1;
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata().map_or(0, |meta| meta.len().min(limit));
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
@@ -103,39 +120,132 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
 /// Reads every input. `captures` are the commands that capture each kind properly, for the help.
 pub fn read(inputs: Vec<Input>, captures: &[Capture]) -> Captured {
     let mut captured = Captured::default();
-    for input in inputs {
-        let (source, decoded) = load::decode_within(&input.name, input.bytes, &CAPTURE);
-        let mut findings = Vec::new();
-        let mut spans = None;
-        if let Err(error) = decoded {
-            findings.push(unreadable(
-                Location::Bytes(error.span),
-                error.message,
-                "",
-                captures,
-            ));
-        } else if source.text().trim().is_empty() {
-            captured.empty.push(input.name.clone());
-        } else {
-            match parse(&source) {
-                Ok((value, index)) => {
-                    spans = index;
-                    objects(
-                        &input.name,
-                        value,
-                        captures,
-                        &mut captured.objects,
-                        &mut findings,
-                    );
-                }
-                Err(finding) => findings.push(finding(captures)),
-            }
+    for file in read_in_parallel(inputs, captures) {
+        if file.empty {
+            captured.empty.push(file.checked.source.name().to_string());
         }
-        captured
-            .files
-            .push(Checked::other_file(source, spans, findings));
+        captured.objects.extend(file.objects);
+        captured.files.push(file.checked);
     }
     captured
+}
+
+/// What one capture held.
+struct FileRead {
+    checked: Checked,
+    objects: Vec<Object>,
+    /// Empty: an object the cluster does not have.
+    empty: bool,
+}
+
+/// Reads the files on as many threads as there are cores when there is enough to read (a large
+/// cluster's nodes and pods are two large files), and returns them in the order given.
+fn read_in_parallel(inputs: Vec<Input>, captures: &[Capture]) -> Vec<FileRead> {
+    /// Below this, starting threads costs more than it saves.
+    const WORTH_THREADS: usize = 1 << 20;
+    let bytes: usize = inputs.iter().map(|input| input.bytes.len()).sum();
+    let threads = if bytes < WORTH_THREADS {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .clamp(1, inputs.len().max(1))
+    };
+    if threads == 1 {
+        return inputs
+            .into_iter()
+            .map(|input| read_file(input, captures))
+            .collect();
+    }
+    let queue = Mutex::new(inputs.into_iter().enumerate());
+    let next = || queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+    let mut read: Vec<(usize, FileRead)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    while let Some((index, input)) = next() {
+                        done.push((index, read_file(input, captures)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    read.sort_by_key(|(index, _)| *index);
+    read.into_iter().map(|(_, file)| file).collect()
+}
+
+fn read_file(input: Input, captures: &[Capture]) -> FileRead {
+    let (source, decoded) = load::decode_within(&input.name, input.bytes, &CAPTURE);
+    let mut findings = Vec::new();
+    let mut objects_read = Vec::new();
+    let mut spans = None;
+    let mut empty = false;
+    if let Err(error) = decoded {
+        findings.push(unreadable(
+            Location::Bytes(error.span),
+            error.message,
+            "",
+            captures,
+        ));
+    } else if source.text().trim().is_empty() {
+        match required_capture(&input.name, captures) {
+            Some(capture) => findings.push(
+                Diagnostic::new(
+                    &CAPTURE_UNREADABLE,
+                    Location::Bytes(0..0),
+                    "the capture is empty, but a cluster always has these objects: kubectl failed while capturing it",
+                )
+                .label("empty")
+                .help(format!("capture it again with `{}`", capture.saved_to("."))),
+            ),
+            None => empty = true,
+        }
+    } else {
+        match parse(&source) {
+            Ok((value, index)) => {
+                spans = index;
+                objects(
+                    &input.name,
+                    value,
+                    captures,
+                    &mut objects_read,
+                    &mut findings,
+                );
+            }
+            Err(finding) => findings.push(finding(captures)),
+        }
+    }
+    // Only a capture's own findings (HG509) show its text: without any, it is let go at once,
+    // which at thousands of nodes is tens of megabytes.
+    let source = if findings.is_empty() {
+        SourceFile::new(source.name(), String::new())
+    } else {
+        source
+    };
+    FileRead {
+        checked: Checked::other_file(source, spans, findings),
+        objects: objects_read,
+        empty,
+    }
+}
+
+/// The capture a file named like one of the commands' files holds, when a cluster always has
+/// its objects (nodes, DaemonSets, pods), so that an empty one means kubectl failed.
+fn required_capture<'a>(name: &str, captures: &'a [Capture]) -> Option<&'a Capture> {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    captures
+        .iter()
+        .find(|capture| !capture.optional && capture.file == file)
 }
 
 /// A finding about a capture, made once the capture commands are known.
@@ -148,7 +258,7 @@ fn parse(source: &SourceFile) -> Result<(Value, Option<load::SpanIndex>), Deferr
     let trimmed = text.trim_start();
     let offset = start + (text.len() - trimmed.len());
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        return serde_json::from_str::<Value>(text)
+        return prune::parse(text)
             .map(|value| (value, None))
             .map_err(|error| {
                 let at = byte_offset(text, error.line(), error.column()) + start;

@@ -114,26 +114,24 @@ pub struct Ran {
     pub output: Result<Vec<u8>, String>,
 }
 
-/// Runs every capture through `kubectl` (a path, or the name looked up on `PATH`) and the user's
-/// current context, each bounded by a request timeout.
-pub fn run(kubectl: &Path, plan: &Plan) -> Vec<Ran> {
-    captures(plan)
-        .into_iter()
-        .map(|capture| {
-            let output = Command::new(kubectl)
-                .args(&capture.args)
-                .arg("--request-timeout=30s")
-                .output();
-            let output = match output {
-                Ok(output) if output.status.success() => Ok(output.stdout),
-                Ok(output) => Err(format!(
-                    "`{}` failed: {}",
-                    capture.command_line(),
-                    String::from_utf8_lossy(&output.stderr).trim()
-                )),
-                Err(error) => Err(format!("cannot run `{}`: {error}", kubectl.display())),
-            };
-            Ran { capture, output }
-        })
-        .collect()
+/// Runs the captures through `kubectl` (a path, or the name looked up on `PATH`) and the user's
+/// current context, each bounded by a request timeout: lazily, one at a time, so that a caller
+/// can stop at the first failure instead of waiting for the rest to fail too.
+pub fn run<'a>(kubectl: &'a Path, plan: &Plan) -> impl Iterator<Item = Ran> + 'a {
+    captures(plan).into_iter().map(move |capture| {
+        let output = Command::new(kubectl)
+            .args(&capture.args)
+            .arg("--request-timeout=30s")
+            .output();
+        let output = match output {
+            Ok(output) if output.status.success() => Ok(output.stdout),
+            Ok(output) => Err(format!(
+                "`{}` failed: {}",
+                capture.command_line(),
+                String::from_utf8_lossy(&output.stderr).trim()
+            )),
+            Err(error) => Err(format!("cannot run `{}`: {error}", kubectl.display())),
+        };
+        Ran { capture, output }
+    })
 }

@@ -6,8 +6,9 @@
 pub mod capture;
 pub mod cluster;
 pub mod kubectl;
+mod prune;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, key};
 use crate::plan::NodePlan;
 use crate::plan::Plan;
 use crate::rules;
@@ -83,6 +84,20 @@ pub fn match_nodes(plan: &Plan, cluster: &LiveCluster) -> Matching {
     }
 }
 
+/// A cluster always has nodes: captures without any compare none of the plan's.
+fn no_nodes_captured(plan: &Plan) -> Diagnostic {
+    Diagnostic::new(
+        &rules::live::CAPTURE_UNREADABLE,
+        key("/nodes"),
+        format!(
+            "no capture holds a Node, so none of the {} planned nodes can be compared",
+            plan.nodes.len()
+        ),
+    )
+    .label("planned nodes")
+    .help("capture them with `kubectl get nodes -o json > nodes.json`")
+}
+
 /// What a comparison found, and what it compared.
 pub struct Comparison {
     /// Every HG5xx finding but the captures' own (HG509, in `capture::Captured::files`).
@@ -95,12 +110,15 @@ pub struct Comparison {
 /// Compares the plan with the cluster.
 pub fn compare(spec: &Spec, plan: &Plan, cluster: &LiveCluster) -> Comparison {
     let matching = match_nodes(plan, cluster);
-    let diagnostics = rules::run_live(&rules::live::LiveContext {
+    let mut diagnostics = rules::run_live(&rules::live::LiveContext {
         spec,
         plan,
         cluster,
         matching: &matching,
     });
+    if cluster.nodes.is_empty() {
+        diagnostics.push(no_nodes_captured(plan));
+    }
     let found = matching.live_of.iter().flatten().count();
     let mut compared = vec![format!(
         "{found} of {} planned nodes found among the cluster's {}",
