@@ -29,8 +29,9 @@ declare_rules! {
 
     /// ### What it checks
     /// That every planned node is in the cluster (matched by name as Kubernetes registers it —
-    /// lower case, or the first label of a qualified name — else by address). Warning: a cluster
-    /// node the spec does not declare.
+    /// lower case, or the first label of a qualified name — else by address), when the nodes
+    /// were captured as a list (`kubectl get nodes`); single Node objects say nothing of the
+    /// others. Warning: a cluster node the spec does not declare.
     ///
     /// ### Why it matters
     /// A node that never joined has no pods; a node the plan does not know got a pod subnet and
@@ -185,7 +186,7 @@ declare_rules! {
     /// A capture that cannot be read would leave part of the cluster unchecked without a word.
     ///
     /// ### Fix
-    /// Capture with the command the help gives (`hybridgen verify --print-capture SPEC` prints
+    /// Capture with the command the help gives (`hybridgen verify SPEC --print-capture` prints
     /// them all), or let `hybridgen verify --kubectl` run them.
     ///
     /// ### References
@@ -247,7 +248,8 @@ fn check_nodes_present(context: &LiveContext, found: &mut Vec<Diagnostic>) {
         return;
     }
     let live_names = || listing(cluster.nodes.iter().map(|n| format!("`{}`", n.name)), 6);
-    for (index, live) in context.matching.live_of.iter().enumerate() {
+    let missing = context.matching.live_of.iter().enumerate();
+    for (index, live) in missing.filter(|_| cluster.all_nodes) {
         let Some(node) = context.plan.nodes.get(index).filter(|_| live.is_none()) else {
             continue;
         };

@@ -32,6 +32,9 @@ pub struct Object {
     pub value: Value,
     /// The capture it came from.
     pub file: String,
+    /// Whether it was an item of a list (`kubectl get nodes`) rather than one object
+    /// (`kubectl get node NAME`): only a list shows everything there is.
+    pub listed: bool,
 }
 
 impl Object {
@@ -387,7 +390,7 @@ fn unreadable(
         .map(|capture| format!("`{}`", capture.saved_to(".")))
         .collect();
     let help = if matching.is_empty() || resource.is_empty() {
-        "capture with `kubectl get ... -o json`; `hybridgen verify --print-capture SPEC` prints every command".to_string()
+        "capture with `kubectl get ... -o json`; `hybridgen verify SPEC --print-capture` prints every command".to_string()
     } else {
         format!("capture it with {}", matching.join(" or "))
     };
@@ -431,7 +434,9 @@ fn objects(
         return;
     };
     let Some(item_kind) = kind.strip_suffix("List") else {
-        object(file, value, String::new(), None, captures, found, findings);
+        if let Some(unread) = object(file, value, String::new(), None, captures, found, findings) {
+            findings.push(unread_kind(&unread.0, &unread.1, 1));
+        }
         return;
     };
     let Value::Object(mut list) = value else {
@@ -447,17 +452,46 @@ fn objects(
         return;
     };
     let default_kind = (!item_kind.is_empty()).then(|| item_kind.to_string());
+    // Objects of kinds verify does not read: one warning a kind, at its first object.
+    let mut unread: Vec<(String, String, usize)> = Vec::new();
     for (index, item) in items.into_iter().enumerate() {
-        object(
+        let pointer = format!("/items/{index}");
+        let skipped = object(
             file,
             item,
-            format!("/items/{index}"),
+            pointer,
             default_kind.as_deref(),
             captures,
             found,
             findings,
         );
+        if let Some((kind, pointer)) = skipped {
+            match unread.iter_mut().find(|(seen, _, _)| *seen == kind) {
+                Some((_, _, count)) => *count += 1,
+                None => unread.push((kind, pointer, 1)),
+            }
+        }
     }
+    for (kind, pointer, count) in unread {
+        findings.push(unread_kind(&kind, &pointer, count));
+    }
+}
+
+/// The warning for objects of a kind `verify` does not compare, left out.
+fn unread_kind(kind: &str, pointer: &str, count: usize) -> Diagnostic {
+    let objects = if count == 1 {
+        format!("this `{kind}` is")
+    } else {
+        format!("the file's {count} `{kind}` objects are")
+    };
+    Diagnostic::new(
+        &CAPTURE_UNREADABLE,
+        value_location(pointer),
+        format!("`verify` does not compare `{kind}` objects with the plan: {objects} left out"),
+    )
+    .label(format!("a {kind}"))
+    .help("`verify` reads Nodes, ConfigMaps, DaemonSets and Pods; `hybridgen verify SPEC --print-capture` prints the commands that capture them")
+    .warning()
 }
 
 fn value_location(pointer: &str) -> Location {
@@ -474,7 +508,7 @@ fn object(
     captures: &[Capture],
     found: &mut Vec<Object>,
     findings: &mut Vec<Diagnostic>,
-) {
+) -> Option<(String, String)> {
     let kind = value
         .get("kind")
         .and_then(Value::as_str)
@@ -493,20 +527,10 @@ fn object(
             default_kind.unwrap_or_default(),
             captures,
         ));
-        return;
+        return None;
     };
     if !KINDS.contains(&kind.as_str()) {
-        findings.push(
-            unreadable(
-                value_location(&pointer),
-                format!("`{kind}` objects are not compared with the plan; this one is left out"),
-                "",
-                captures,
-            )
-            .label(format!("a {kind}"))
-            .warning(),
-        );
-        return;
+        return Some((kind, pointer));
     }
     let namespace = metadata
         .and_then(|metadata| metadata.get("namespace"))
@@ -518,7 +542,9 @@ fn object(
         name,
         value,
         file: file.to_string(),
+        listed: !pointer.is_empty(),
     });
+    None
 }
 
 #[cfg(test)]
@@ -592,6 +618,24 @@ mod tests {
             codes(&read_one("svc.json", service)),
             [("HG509", "warning")]
         );
+        // `kubectl get all`: one warning a kind, not one an object.
+        let service = |name: &str| {
+            format!(r#"{{"apiVersion":"v1","kind":"Service","metadata":{{"name":"{name}"}}}}"#)
+        };
+        let all = format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[{},{},{},{{"apiVersion":"v1","kind":"Node","metadata":{{"name":"n"}}}}]}}"#,
+            service("a"),
+            service("b"),
+            service("c")
+        );
+        let captured = read_one("all.json", &all);
+        assert_eq!(codes(&captured), [("HG509", "warning")]);
+        assert!(
+            captured.files[0].diagnostics[0]
+                .message
+                .contains("3 `Service` objects")
+        );
+        assert_eq!(captured.objects.len(), 1);
         let empty = read_one("kubeadm-config.json", "\n");
         assert_eq!(codes(&empty), []);
         assert_eq!(empty.empty, ["kubeadm-config.json"]);

@@ -169,6 +169,9 @@ pub struct LiveCluster {
     /// The flags of a k3s or RKE2 server (its nodes' `node-args` annotation starting `server`):
     /// its ranges, which it keeps in no ConfigMap.
     pub server_args: Option<Live<Vec<String>>>,
+    /// Whether the nodes came from a node list, so that a planned node not among them is not in
+    /// the cluster; single captured nodes say nothing of the others.
+    pub all_nodes: bool,
     /// What was compared and what was absent, for the report.
     pub notes: Vec<String>,
 }
@@ -241,6 +244,10 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
         .map(str::to_string)
         .unwrap_or_else(|| detect_prefix(&nodes));
     cluster.nodes = nodes.iter().map(|node| read_node(node, &prefix)).collect();
+    cluster.all_nodes = nodes.iter().any(|node| node.listed);
+    if !nodes.is_empty() && !cluster.all_nodes {
+        cluster.notes.push("the captures hold single Node objects, not the node list (`kubectl get nodes`): planned nodes they lack are not reported".into());
+    }
     if !nodes.is_empty() && cluster.nodes.iter().all(|node| node.flannel.is_empty()) {
         cluster.notes.push(format!(
             "no node has flannel annotations under `{prefix}/`: the nodes' flannel backends, VNIs and addresses are not compared"

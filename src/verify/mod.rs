@@ -166,10 +166,11 @@ pub fn compare(spec: &Spec, plan: &Plan, cluster: &LiveCluster) -> Comparison {
 impl Comparison {
     /// For the human report: what was read and compared, and what was not.
     pub fn coverage_text(&self, spec: &str, captured: &capture::Captured) -> String {
+        let counted = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         let mut text = format!(
-            "verify {spec}: {} objects from {} captures\n  compared: {}\n",
-            captured.objects.len(),
-            captured.files.len(),
+            "verify {spec}: {} from {}\n  compared: {}\n",
+            counted(captured.objects.len(), "object"),
+            counted(captured.files.len(), "capture"),
             self.compared.join("; ")
         );
         for note in &self.not_compared {
