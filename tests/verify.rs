@@ -675,3 +675,28 @@ fn kubectl_that_cannot_reach_the_cluster_verifies_nothing() {
     assert!(stderr.contains("nothing was verified"), "{stderr}");
     assert!(output.stdout.is_empty());
 }
+
+#[test]
+fn the_flannel_annotation_prefix_is_found_given_or_reported_missing() {
+    let healthy = case_dir(&load_case("healthy"));
+    let dir = healthy.to_str().unwrap();
+    let note = "no node has flannel annotations under";
+    let run = |prefix: &[&str]| {
+        let mut args = vec!["verify", EXAMPLE, "--cluster", dir];
+        args.extend_from_slice(prefix);
+        stdout(&hybridgen(&args))
+    };
+    assert!(!run(&[]).contains(note));
+    // The prefix as flanneld's flag takes it, with or without the slash.
+    for given in ["flannel.alpha.coreos.com", "flannel.alpha.coreos.com/"] {
+        assert!(
+            !run(&["--flannel-annotation-prefix", given]).contains(note),
+            "{given}"
+        );
+    }
+    let wrong = run(&["--flannel-annotation-prefix", "flannel.example.com"]);
+    assert!(
+        wrong.contains("no node has flannel annotations under `flannel.example.com/`"),
+        "{wrong}"
+    );
+}

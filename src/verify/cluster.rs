@@ -241,7 +241,7 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
     let mut cluster = LiveCluster::default();
     let nodes: Vec<&Object> = objects.iter().filter(|o| o.kind == "Node").collect();
     let prefix = annotation_prefix
-        .map(str::to_string)
+        .map(|prefix| prefix.trim_end_matches('/').to_string())
         .unwrap_or_else(|| detect_prefix(&nodes));
     cluster.nodes = nodes.iter().map(|node| read_node(node, &prefix)).collect();
     cluster.all_nodes = nodes.iter().any(|node| node.listed);

@@ -130,7 +130,10 @@ pub fn run<'a>(kubectl: &'a Path, plan: &Plan) -> impl Iterator<Item = Ran> + 'a
                 capture.command_line(),
                 String::from_utf8_lossy(&output.stderr).trim()
             )),
-            Err(error) => Err(format!("cannot run `{}`: {error}", kubectl.display())),
+            Err(error) => Err(format!(
+                "cannot run `{}`: {error} (install kubectl, or give its path: `--kubectl=PATH`)",
+                kubectl.display()
+            )),
         };
         Ran { capture, output }
     })
