@@ -356,7 +356,10 @@ fn check_pod_cidrs(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     &LIVE_POD_CIDR_MISMATCH,
                     value("/network/clusterCidr"),
-                    format!("node `{}` has pod subnet {quoted}, outside `clusterCidr` {cluster}", planned.name),
+                    format!(
+                        "node `{}` has pod subnet {quoted}, outside `clusterCidr` {cluster}",
+                        planned.name,
+                    ),
                 )
                 .label("planned pod network")
                 .related(value(node_pointer(index, "")), format!("node `{}`", planned.name))
@@ -367,10 +370,19 @@ fn check_pod_cidrs(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     &LIVE_POD_CIDR_MISMATCH,
                     value("/network/nodeCidrMaskSize"),
-                    format!("node `{}` has pod subnet {quoted}, a /{}, but the plan gives each node a /{}", planned.name, subnet.prefix_len(), plan.node_mask),
+                    format!(
+                        "node `{}` has pod subnet {quoted}, a /{}, but the plan gives each node a /{}",
+                        planned.name,
+                        subnet.prefix_len(),
+                        plan.node_mask,
+                    ),
                 )
                 .label("planned node subnet size")
-                .help(format!("set `nodeCidrMaskSize: {}`, or kube-controller-manager's `--node-cidr-mask-size` to {}", subnet.prefix_len(), plan.node_mask)),
+                .help(format!(
+                    "set `nodeCidrMaskSize: {}`, or kube-controller-manager's `--node-cidr-mask-size` to {}",
+                    subnet.prefix_len(),
+                    plan.node_mask,
+                )),
             );
         } else if let Some(Ok(pinned)) = &planned.pinned {
             if *pinned != subnet {
@@ -432,7 +444,10 @@ fn check_pod_addresses(
                 format!(
                     "node `{}` has pod subnet {subnet}, but {} outside it: {}",
                     planned.name,
-                    if pods.len() == 1 { "1 of its pods is".to_string() } else { format!("{} of its pods are", pods.len()) },
+                    if pods.len() == 1 { "1 of its pods is".to_string() } else { format!(
+                        "{} of its pods are",
+                        pods.len(),
+                    ) },
                     listing(pods.iter().cloned(), 3)
                 ),
             )
@@ -513,7 +528,10 @@ fn check_windows_builds(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     &LIVE_WINDOWS_BUILD,
                     value(windows.build_pointer.clone()),
-                    format!("node `{}` reports kernel {said} without a revision, so the updates it has cannot be verified", planned.name),
+                    format!(
+                        "node `{}` reports kernel {said} without a revision, so the updates it has cannot be verified",
+                        planned.name,
+                    ),
                 )
                 .label("revision unknown")
                 .help("use a kubelet that reports the revision (kubernetes `winstats.GetPatchVersion`)")
@@ -658,7 +676,12 @@ fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     &LIVE_VNI_MISMATCH,
                     value("/flannel/vni"),
-                    format!("node `{}` announces no VNI ({} is `{}`): flannel before the VNI was recorded, so it cannot be compared", planned.name, data.source, data.value),
+                    format!(
+                        "node `{}` announces no VNI ({} is `{}`): flannel before the VNI was recorded, so it cannot be compared",
+                        planned.name,
+                        data.source,
+                        data.value,
+                    ),
                 )
                 .label("planned VNI")
                 .help("upgrade flannel on that node to the planned release")
@@ -680,7 +703,10 @@ fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 &LIVE_VNI_MISMATCH,
                 value("/flannel/vni"),
-                format!("nodes announce {}{agreeing} (flannel `backend-data` annotations), but the plan says VNI {planned}: nodes on different VNIs drop each other's pod traffic", other.join("; ")),
+                format!(
+                    "nodes announce {}{agreeing} (flannel `backend-data` annotations), but the plan says VNI {planned}: nodes on different VNIs drop each other's pod traffic",
+                    other.join("; "),
+                ),
             )
             .label("planned VNI")
             .help(format!("set `\"VNI\": {planned}` in flannel's `net-conf.json` and restart flanneld on every node")),
@@ -765,7 +791,12 @@ fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
         Some(Live { value: Value::String(subnet), source }) => {
             if let Ok(planned) = &plan.cluster_cidr {
                 if ipv4_range(subnet) != Some(*planned) {
-                    found.push(config_mismatch("/network/clusterCidr", format!("kubeadm's pod subnet is `{subnet}` ({source})"), planned.to_string(), KUBEADM_HELP));
+                    found.push(config_mismatch(
+                        "/network/clusterCidr",
+                        format!("kubeadm's pod subnet is `{subnet}` ({source})"),
+                        planned.to_string(),
+                        KUBEADM_HELP,
+                    ));
                 }
             }
         }
@@ -773,7 +804,11 @@ fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 &LIVE_CLUSTER_CONFIG_MISMATCH,
                 value("/network/clusterCidr"),
-                format!("kubeadm's `ClusterConfiguration` has no `networking.podSubnet` ({}, {}): kube-controller-manager allocates no node subnets, and flannel refuses every node", config.file, config.object),
+                format!(
+                    "kubeadm's `ClusterConfiguration` has no `networking.podSubnet` ({}, {}): kube-controller-manager allocates no node subnets, and flannel refuses every node",
+                    config.file,
+                    config.object,
+                ),
             )
             .label("planned pod network")
             .help("set the cluster up with `networking.podSubnet` (the rendered `kubeadm/kubeadm-config.yaml` has it, or `kubeadm init --pod-network-cidr`)"),
@@ -843,7 +878,12 @@ fn check_kube_proxy(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>)
     ) = (config.field("/clusterCIDR"), &plan.cluster_cidr)
     {
         if !range.is_empty() && ipv4_range(range) != Some(*planned) {
-            found.push(config_mismatch("/network/clusterCidr", format!("kube-proxy's `clusterCIDR` is `{range}` ({source})"), planned.to_string(), "set kube-proxy's `clusterCIDR` to the pod network (kubeadm copies `networking.podSubnet`)"));
+            found.push(config_mismatch(
+                "/network/clusterCidr",
+                format!("kube-proxy's `clusterCIDR` is `{range}` ({source})"),
+                planned.to_string(),
+                "set kube-proxy's `clusterCIDR` to the pod network (kubeadm copies `networking.podSubnet`)",
+            ));
         }
     }
 }
@@ -858,7 +898,12 @@ fn check_kubelet(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
     ) = (config.field("/clusterDNS/0"), &plan.dns_service_ip)
     {
         if ip.parse::<std::net::Ipv4Addr>().ok() != Some(*planned) {
-            found.push(config_mismatch("/network/dnsServiceIp", format!("the kubelet's `clusterDNS` is `{ip}` ({source})"), planned.to_string(), "set the kubelet's `clusterDNS` to the planned DNS address (kubeadm uses the 10th address of the Service subnet)"));
+            found.push(config_mismatch(
+                "/network/dnsServiceIp",
+                format!("the kubelet's `clusterDNS` is `{ip}` ({source})"),
+                planned.to_string(),
+                "set the kubelet's `clusterDNS` to the planned DNS address (kubeadm uses the 10th address of the Service subnet)",
+            ));
         }
     }
     if let Some(Live {
@@ -1076,7 +1121,12 @@ fn check_addresses(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     &LIVE_NODE_ADDRESS_MISMATCH,
                     value(node_pointer(index, "address")),
-                    format!("{who} `{}` for node `{}` ({}), not its planned address {address}", seen.value, planned.name, seen.source),
+                    format!(
+                        "{who} `{}` for node `{}` ({}), not its planned address {address}",
+                        seen.value,
+                        planned.name,
+                        seen.source,
+                    ),
                 )
                 .label("planned address")
                 .help(if who.starts_with("flanneld") {
