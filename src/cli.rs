@@ -87,17 +87,24 @@ struct PlanArgs {
     /// Spec files to check; `-` reads standard input.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
     /// The file name to report for standard input.
     #[arg(long, value_name = "NAME")]
     stdin_filename: Option<String>,
     #[command(flatten)]
-    severities: SeverityArgs,
+    report: ReportArgs,
     /// Print the findings only, not the plan.
     #[arg(short, long)]
     quiet: bool,
+}
+
+/// How findings are reported, shared by `plan` and `verify`.
+#[derive(Debug, Args)]
+struct ReportArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    #[command(flatten)]
+    severities: SeverityArgs,
     /// When to colour the human output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -142,17 +149,11 @@ struct VerifyArgs {
     /// `--kube-annotation-prefix` (default: found on the nodes).
     #[arg(long, value_name = "PREFIX")]
     flannel_annotation_prefix: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
     #[command(flatten)]
-    severities: SeverityArgs,
+    report: ReportArgs,
     /// Print the findings only, not what was compared.
     #[arg(short, long)]
     quiet: bool,
-    /// When to colour the human output.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    color: ColorChoice,
 }
 
 #[derive(Debug, Args)]
@@ -321,7 +322,7 @@ fn read_input(path: &Path) -> io::Result<Vec<u8>> {
 }
 
 fn plan(args: PlanArgs) -> Outcome {
-    let overrides = match Overrides::from_args(&args.severities) {
+    let overrides = match Overrides::from_args(&args.report.severities) {
         Ok(overrides) => overrides,
         Err(message) => {
             complain(&message);
@@ -354,7 +355,11 @@ fn plan(args: PlanArgs) -> Outcome {
         .iter()
         .map(|(file, diagnostics)| FileReport::new(file, diagnostics))
         .collect();
-    let text = formatted(&reports, args.format, human_style(args.color, args.quiet));
+    let text = formatted(
+        &reports,
+        args.report.format,
+        human_style(args.report.color, args.quiet),
+    );
     emit(&text, outcome_of(&reports, unreadable))
 }
 
@@ -380,7 +385,7 @@ fn outcome_of(reports: &[FileReport], unreadable: bool) -> Outcome {
 }
 
 fn verify(args: VerifyArgs) -> Outcome {
-    let overrides = match Overrides::from_args(&args.severities) {
+    let overrides = match Overrides::from_args(&args.report.severities) {
         Ok(overrides) => overrides,
         Err(message) => {
             complain(&message);
@@ -390,9 +395,9 @@ fn verify(args: VerifyArgs) -> Outcome {
     let name = args.spec.display().to_string();
     let style = human::Style {
         show_plan: false,
-        ..human_style(args.color, args.quiet)
+        ..human_style(args.report.color, args.quiet)
     };
-    let checked = match planned_without_errors(&args.spec, &overrides, args.format, style) {
+    let checked = match planned_without_errors(&args.spec, &overrides, args.report.format, style) {
         Ok(checked) => checked,
         Err(outcome) => return outcome,
     };
@@ -433,10 +438,10 @@ fn verify(args: VerifyArgs) -> Outcome {
             .map(|(file, diagnostics)| FileReport::new(file, diagnostics)),
     );
     let mut text = String::new();
-    if args.format == Format::Human && !args.quiet {
+    if args.report.format == Format::Human && !args.quiet {
         text.push_str(&comparison.coverage_text(&name, &captured));
     }
-    text.push_str(&formatted(&reports, args.format, style));
+    text.push_str(&formatted(&reports, args.report.format, style));
     emit(&text, outcome_of(&reports, false))
 }
 

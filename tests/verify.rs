@@ -306,44 +306,26 @@ fn the_command_keeps_plans_formats_and_exit_codes() {
         "--deny-warnings",
     ]);
     assert_eq!(denied.status.code(), Some(1));
-    let json: serde_json::Value = serde_json::from_slice(
-        &hybridgen(&[
+    let in_format = |format: &str| {
+        hybridgen(&[
             "verify",
             EXAMPLE,
             "--cluster",
             drift_arg,
             "--format",
-            "json",
+            format,
         ])
-        .stdout,
-    )
-    .unwrap();
+        .stdout
+    };
+    let json: serde_json::Value = serde_json::from_slice(&in_format("json")).unwrap();
     let diagnostic = &json["diagnostics"][0];
     assert_eq!(diagnostic["code"], "HG506");
     assert_eq!(diagnostic["path"], "/flannel/vni");
     assert_eq!(diagnostic["file"], EXAMPLE);
     assert!(diagnostic["line"].as_u64().unwrap() > 1);
-    let sarif: serde_json::Value = serde_json::from_slice(
-        &hybridgen(&[
-            "verify",
-            EXAMPLE,
-            "--cluster",
-            drift_arg,
-            "--format",
-            "sarif",
-        ])
-        .stdout,
-    )
-    .unwrap();
+    let sarif: serde_json::Value = serde_json::from_slice(&in_format("sarif")).unwrap();
     assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "HG506");
-    let github = stdout(&hybridgen(&[
-        "verify",
-        EXAMPLE,
-        "--cluster",
-        drift_arg,
-        "--format",
-        "github",
-    ]));
+    let github = String::from_utf8(in_format("github")).unwrap();
     assert!(
         github.starts_with(
             "::error title=HG506 live-vni-mismatch,file=examples/kubeadm-1.33-vxlan-windows.yaml"
