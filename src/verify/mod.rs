@@ -125,31 +125,20 @@ pub fn compare(spec: &Spec, plan: &Plan, cluster: &LiveCluster) -> Comparison {
         plan.nodes.len(),
         cluster.nodes.len()
     )];
-    let read = |present: bool, what: &str, compared: &mut Vec<String>| {
+    let configurations = [
+        (cluster.net_conf.is_some(), "flannel's net-conf.json"),
+        (
+            cluster.cluster_configuration.is_some(),
+            "kubeadm's ClusterConfiguration",
+        ),
+        (cluster.kube_proxy.is_some(), "kube-proxy's configuration"),
+        (cluster.kubelet.is_some(), "the kubelet's configuration"),
+    ];
+    for (present, what) in configurations {
         if present {
             compared.push(what.to_string());
         }
-    };
-    read(
-        cluster.net_conf.is_some(),
-        "flannel's net-conf.json",
-        &mut compared,
-    );
-    read(
-        cluster.cluster_configuration.is_some(),
-        "kubeadm's ClusterConfiguration",
-        &mut compared,
-    );
-    read(
-        cluster.kube_proxy.is_some(),
-        "kube-proxy's configuration",
-        &mut compared,
-    );
-    read(
-        cluster.kubelet.is_some(),
-        "the kubelet's configuration",
-        &mut compared,
-    );
+    }
     if !cluster.daemonsets.is_empty() {
         compared.push(format!("{} DaemonSets", cluster.daemonsets.len()));
     }
