@@ -663,6 +663,8 @@ fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
         return;
     }
     let mut by_vni: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    // Where the first node on each VNI announced it, to quote.
+    let mut first_source: BTreeMap<u64, &str> = BTreeMap::new();
     for (_, planned, live) in matched(context) {
         let Some(data) = live.flannel.get("backend-data") else {
             continue;
@@ -671,7 +673,10 @@ fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
             .ok()
             .and_then(|value| value.get("VNI").and_then(Value::as_u64));
         match vni {
-            Some(vni) => by_vni.entry(vni).or_default().push(format!("`{}`", planned.name)),
+            Some(vni) => {
+                by_vni.entry(vni).or_default().push(format!("`{}`", planned.name));
+                first_source.entry(vni).or_insert(&data.source);
+            }
             None => found.push(
                 Diagnostic::new(
                     &LIVE_VNI_MISMATCH,
@@ -693,7 +698,14 @@ fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
     let other: Vec<String> = by_vni
         .iter()
         .filter(|(vni, _)| **vni != planned)
-        .map(|(vni, nodes)| format!("VNI {vni} on {}", listing(nodes.iter().cloned(), 5)))
+        .map(|(vni, nodes)| {
+            let source = first_source.get(vni).copied().unwrap_or_default();
+            let first = if nodes.len() > 1 { "the first: " } else { "" };
+            format!(
+                "VNI {vni} on {} ({first}{source})",
+                listing(nodes.iter().cloned(), 5)
+            )
+        })
         .collect();
     if !other.is_empty() {
         let agreeing = by_vni.get(&planned).map_or(String::new(), |nodes| {
@@ -704,7 +716,7 @@ fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 &LIVE_VNI_MISMATCH,
                 value("/flannel/vni"),
                 format!(
-                    "nodes announce {}{agreeing} (flannel `backend-data` annotations), but the plan says VNI {planned}: nodes on different VNIs drop each other's pod traffic",
+                    "nodes announce {}{agreeing}, but the plan says VNI {planned}: nodes on different VNIs drop each other's pod traffic",
                     other.join("; "),
                 ),
             )
