@@ -265,6 +265,13 @@ struct Overrides {
 }
 
 impl Overrides {
+    /// The overrides asked for, or `None` once an unknown rule code has been reported.
+    fn requested(args: &SeverityArgs) -> Option<Self> {
+        Self::from_args(args)
+            .map_err(|message| complain(&message))
+            .ok()
+    }
+
     fn from_args(args: &SeverityArgs) -> Result<Self, String> {
         let codes = |given: &[String]| -> Result<Vec<&'static str>, String> {
             given
@@ -322,12 +329,8 @@ fn read_input(path: &Path) -> io::Result<Vec<u8>> {
 }
 
 fn plan(args: PlanArgs) -> Outcome {
-    let overrides = match Overrides::from_args(&args.report.severities) {
-        Ok(overrides) => overrides,
-        Err(message) => {
-            complain(&message);
-            return Outcome::Unusable;
-        }
+    let Some(overrides) = Overrides::requested(&args.report.severities) else {
+        return Outcome::Unusable;
     };
     let mut unreadable = false;
     let mut checked: Vec<(Checked, Vec<Diagnostic>)> = Vec::new();
@@ -385,12 +388,8 @@ fn outcome_of(reports: &[FileReport], unreadable: bool) -> Outcome {
 }
 
 fn verify(args: VerifyArgs) -> Outcome {
-    let overrides = match Overrides::from_args(&args.report.severities) {
-        Ok(overrides) => overrides,
-        Err(message) => {
-            complain(&message);
-            return Outcome::Unusable;
-        }
+    let Some(overrides) = Overrides::requested(&args.report.severities) else {
+        return Outcome::Unusable;
     };
     let name = args.spec.display().to_string();
     let style = human::Style {
@@ -609,12 +608,8 @@ fn render(args: RenderArgs) -> Outcome {
             return Outcome::Unusable;
         }
     };
-    let overrides = match Overrides::from_args(&args.severities) {
-        Ok(overrides) => overrides,
-        Err(message) => {
-            complain(&message);
-            return Outcome::Unusable;
-        }
+    let Some(overrides) = Overrides::requested(&args.severities) else {
+        return Outcome::Unusable;
     };
     let checked = pipeline::check(&name, bytes);
     let diagnostics = overrides.apply(checked.diagnostics.clone());
