@@ -128,7 +128,7 @@ fn reports(c: &mut Criterion) {
         let mut group = c.benchmark_group(name);
         group.sampling_mode(SamplingMode::Flat).sample_size(10);
         for (nodes, checked) in &with_findings {
-            let reports = [FileReport::new(checked, &checked.diagnostics)];
+            let reports = [checked.report(&checked.diagnostics)];
             group.throughput(Throughput::Elements(*nodes as u64));
             group.bench_function(BenchmarkId::from_parameter(nodes), |b| {
                 b.iter(|| black_box(run(&reports)))

@@ -96,7 +96,7 @@ fn compare(p: &Prepared, captured: &capture::Captured) -> verify::Comparison {
         p.checked.spec.as_ref().unwrap(),
         p.checked.plan.as_ref().unwrap(),
     );
-    let live = verify::cluster::read(&captured.objects, plan, None);
+    let live = hybridgen::live::cluster::read(&captured.objects, plan, None);
     verify::compare(spec, plan, &live)
 }
 

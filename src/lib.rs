@@ -1,7 +1,10 @@
 //! hybridgen: plan, lint and render hybrid Linux + Windows Kubernetes clusters on flannel.
 //!
 //! The pipeline: `load` (YAML → JSON value + spans) → `schema` (HG002) → `spec` (typed) →
-//! `plan` (addresses, subnets, routes) → `rules` (findings) → `report` (human, json, sarif, github).
+//! `plan` (addresses, subnets, routes) → `rules` (findings) → `report` (human, json, sarif, github);
+//! `render` writes artifacts from the plan, `verify` reads kubectl captures into `live`, which
+//! `rules::live` compares with the plan. `cli` parses the command line and `commands` runs each
+//! command.
 
 // Errors travel as values: a spec from a pull request must never crash the linter.
 #![cfg_attr(
@@ -10,10 +13,13 @@
 )]
 
 pub mod cli;
+pub mod commands;
 pub mod diagnostic;
+pub mod live;
 pub mod load;
 pub mod pipeline;
 pub mod plan;
+pub mod redact;
 pub mod render;
 pub mod report;
 pub mod rules;

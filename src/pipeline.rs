@@ -1,12 +1,12 @@
 //! One file through the whole check: load → API version → schema → typed spec → plan → rules.
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::load::{self, Document, SpanIndex};
+use crate::load::{self, Document, LoadedFile};
 use crate::plan::Plan;
 use crate::render;
+use crate::report::FileReport;
 use crate::rules::{self, input};
 use crate::schema;
-use crate::source::SourceFile;
 use crate::spec::Spec;
 use serde::Deserialize;
 
@@ -14,11 +14,8 @@ use serde::Deserialize;
 /// The JSON value of the document is not kept: once typed it is only weight (tens of megabytes
 /// for a 65,536-node spec).
 pub struct Checked {
-    pub source: SourceFile,
-    /// Where each value stands in the file, when it loaded.
-    pub spans: Option<SpanIndex>,
-    /// The spans of secrets written inline, which reports mask.
-    inline_secrets: Vec<std::ops::Range<usize>>,
+    /// The text, where each value stands when it loaded, and the secrets written inline.
+    pub file: LoadedFile,
     pub spec: Option<Spec>,
     pub plan: Option<Plan>,
     pub diagnostics: Vec<Diagnostic>,
@@ -30,15 +27,13 @@ pub struct Checked {
 pub fn check(name: &str, bytes: Vec<u8>) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
     let mut checked = Checked {
-        source,
-        spans: None,
-        inline_secrets: Vec::new(),
+        file: LoadedFile::new(source, None),
         spec: None,
         plan: None,
         diagnostics: Vec::new(),
         artifacts: Vec::new(),
     };
-    let loaded = decoded.and_then(|()| load::load(&checked.source));
+    let loaded = decoded.and_then(|()| load::load(&checked.file.source));
     let document = match loaded {
         Ok(document) => document,
         Err(error) => {
@@ -55,13 +50,13 @@ pub fn check(name: &str, bytes: Vec<u8>) -> Checked {
             return checked;
         }
     };
-    checked.inline_secrets = inline_secret_spans(&document);
+    checked.file.inline_secrets = inline_secret_spans(&document);
     checked.diagnostics = input::check_api_version(&document.value);
     if checked.diagnostics.is_empty() {
-        checked.diagnostics = schema::validate(&checked.source, &document);
+        checked.diagnostics = schema::validate(&checked.file.source, &document);
     }
     let Document { value, spans } = document;
-    checked.spans = Some(spans);
+    checked.file.spans = Some(spans);
     if checked.diagnostics.is_empty() {
         // Typed from a borrow, then dropped whole before planning: a copy would cost tens of
         // megabytes at 65,536 nodes, and consuming it leaves the freed memory in fragments.
@@ -123,41 +118,17 @@ fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
 }
 
 impl Checked {
-    /// A file that is not a spec (a kubectl capture that `verify` read), so that findings about it
-    /// are reported at their place in it, in every format.
-    pub fn other_file(
-        source: SourceFile,
-        spans: Option<SpanIndex>,
-        diagnostics: Vec<Diagnostic>,
-    ) -> Self {
-        Checked {
-            source,
-            spans,
-            inline_secrets: Vec::new(),
-            spec: None,
-            plan: None,
-            diagnostics,
-            artifacts: Vec::new(),
-        }
-    }
-
     /// The typed spec and its plan, when checking got that far; the rest is dropped.
     pub fn into_spec_and_plan(self) -> Option<(Spec, Plan)> {
         self.spec.zip(self.plan)
     }
 
-    /// The file's text as reports may show it: inline secret values, and anything shaped like a
-    /// bootstrap token or a CA hash, masked with `*` byte for byte so that positions stay put.
-    pub fn display_text(&self) -> String {
-        let mut bytes = self.source.text().as_bytes().to_vec();
-        for span in &self.inline_secrets {
-            if let Some(secret) = bytes.get_mut(span.clone()) {
-                secret.fill(b'*');
-            }
+    /// The report of these findings in this file, with the plan when there is one.
+    pub fn report<'a>(&'a self, diagnostics: &'a [Diagnostic]) -> FileReport<'a> {
+        let report = FileReport::new(&self.file, diagnostics);
+        match (&self.spec, &self.plan) {
+            (Some(spec), Some(plan)) => report.with_plan(spec, plan, &self.artifacts),
+            _ => report,
         }
-        for shape in render::secrets::secret_shapes(self.source.text()) {
-            bytes[shape].fill(b'*');
-        }
-        String::from_utf8(bytes).unwrap_or_default()
     }
 }

@@ -69,7 +69,7 @@ fn found(checked: &Checked) -> Vec<String> {
 
 /// Whether the finding's location is an exact span of the file (never a fallback to a parent).
 fn resolves_exactly(checked: &Checked, location: &Location) -> bool {
-    let Some(spans) = &checked.spans else {
+    let Some(spans) = &checked.file.spans else {
         return matches!(location, Location::Bytes(_));
     };
     match location {
@@ -116,7 +116,7 @@ fn invalid_fixtures_fire_their_codes_at_their_places() {
                     && match (&expectation.pointer, expectation.line) {
                         (_, Some(line)) => match &d.primary.location {
                             Location::Bytes(span) => {
-                                checked.source.position(span.start).line == line
+                                checked.file.source.position(span.start).line == line
                             }
                             _ => false,
                         },
@@ -226,7 +226,7 @@ fn human_diagnostics_of_each_invalid_fixture() {
     settings.bind(|| {
         insta::glob!("fixtures/invalid/*.yaml", |path| {
             let (_, checked) = check(path);
-            let report = hybridgen::report::FileReport::new(&checked, &checked.diagnostics);
+            let report = checked.report(&checked.diagnostics);
             let style = hybridgen::report::human::Style {
                 color: false,
                 width: 100,

@@ -108,7 +108,7 @@ fn run(case: &Case) -> (Checked, capture::Captured, verify::Comparison) {
         checked.plan.as_ref().unwrap(),
     );
     let captured = capture::read(inputs, &verify::kubectl::captures(plan));
-    let live = verify::cluster::read(&captured.objects, plan, None);
+    let live = hybridgen::live::cluster::read(&captured.objects, plan, None);
     let comparison = verify::compare(spec, plan, &live);
     (checked, captured, comparison)
 }
@@ -124,7 +124,14 @@ fn findings<'a>(
         .map(|d| (d.code(), d.primary.location.pointer().to_string(), d))
         .collect();
     for file in &captured.files {
-        let name = file.source.name().rsplit('/').next().unwrap().to_string();
+        let name = file
+            .file
+            .source
+            .name()
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .to_string();
         found.extend(file.diagnostics.iter().map(|d| (d.code(), name.clone(), d)));
     }
     found
@@ -158,7 +165,7 @@ fn each_case_finds_what_it_expects_at_the_exact_place() {
             // A spec location is a field the spec writes, or one it leaves to its default inside a
             // block it writes (the report then points at the block, where the field goes).
             if location.starts_with('/') && location != "/nodes" {
-                let spans = checked.spans.as_ref().unwrap();
+                let spans = checked.file.spans.as_ref().unwrap();
                 let parent = &location[..location.rfind('/').unwrap()];
                 assert!(
                     spans.value_span(location).is_some() || spans.value_span(parent).is_some(),
@@ -230,13 +237,13 @@ fn live_values_are_quoted_with_their_source() {
 fn human_reports_are_stable() {
     for case in cases() {
         let (checked, captured, comparison) = run(&case);
-        let mut reports = vec![FileReport::new(&checked, &comparison.diagnostics)];
+        let mut reports = vec![checked.report(&comparison.diagnostics)];
         reports.extend(
             captured
                 .files
                 .iter()
                 .filter(|file| !file.diagnostics.is_empty())
-                .map(|file| FileReport::new(file, &file.diagnostics)),
+                .map(|file| FileReport::new(&file.file, &file.diagnostics)),
         );
         let style = human::Style {
             color: false,

@@ -54,6 +54,25 @@ pub struct Document {
     pub spans: SpanIndex,
 }
 
+/// One input file as reports show it: its text, where each value stands (when it loaded), and the
+/// spans of secret values written inline, which reports mask.
+#[derive(Debug)]
+pub struct LoadedFile {
+    pub source: SourceFile,
+    pub spans: Option<SpanIndex>,
+    pub inline_secrets: Vec<Range<usize>>,
+}
+
+impl LoadedFile {
+    pub fn new(source: SourceFile, spans: Option<SpanIndex>) -> Self {
+        Self {
+            source,
+            spans,
+            inline_secrets: Vec::new(),
+        }
+    }
+}
+
 /// Why a file is not loadable YAML, at a byte span of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {

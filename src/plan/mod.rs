@@ -78,6 +78,15 @@ pub struct FlannelPlan {
     pub windows_backend: WindowsBackendConf,
 }
 
+impl FlannelPlan {
+    /// The namespace the release deploys flannel into (`kube-system` before v0.19).
+    pub fn namespace(&self) -> &'static str {
+        self.release
+            .as_ref()
+            .map_or("kube-flannel", |release| release.row.layout.namespace())
+    }
+}
+
 /// Windows-only keys of the shared `net-conf.json` Backend.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WindowsBackendConf {

@@ -410,7 +410,7 @@ fn mask(text: &str, keys: &[&str]) -> String {
     };
     let mut masked = String::with_capacity(keyed.len());
     let mut from = 0;
-    for shape in super::secrets::secret_shapes(&keyed) {
+    for shape in crate::redact::secret_shapes(&keyed) {
         masked.push_str(&keyed[from..shape.start]);
         masked.push_str(SECRET_MASK);
         from = shape.end;

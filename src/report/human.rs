@@ -32,15 +32,15 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
     let mut out = String::new();
     for report in reports {
         if style.show_plan {
-            if let (Some(spec), Some(plan)) = (&report.checked.spec, &report.checked.plan) {
-                out.push_str(&plan_text(report.name(), spec, plan));
-                out.push_str(&artifacts_text(&report.checked.artifacts));
+            if let Some(planned) = report.planned {
+                out.push_str(&plan_text(report.name(), planned.spec, planned.plan));
+                out.push_str(&artifacts_text(planned.artifacts));
                 out.push('\n');
             }
         }
         // The masked copy of the text is made only when a finding will show part of it.
         if !report.findings.is_empty() {
-            let source = LinedSource::new(report.name(), report.checked.display_text());
+            let source = LinedSource::new(report.name(), report.display_text());
             for finding in &report.findings {
                 let drawn = Drawn {
                     finding,

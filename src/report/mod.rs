@@ -8,8 +8,10 @@ pub mod sarif;
 
 use crate::diagnostic::Rule;
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::pipeline::Checked;
+use crate::load::LoadedFile;
+use crate::plan::Plan;
 use crate::source::{Position, SourceFile};
+use crate::spec::Spec;
 use std::ops::Range;
 
 /// A finding with its place in the file worked out.
@@ -30,21 +32,31 @@ pub struct Place {
 
 /// One checked file with its findings located and sorted by line, column and code.
 pub struct FileReport<'a> {
-    pub checked: &'a Checked,
+    pub file: &'a LoadedFile,
+    /// For a spec that planned: what the human report shows before the findings.
+    pub planned: Option<Planned<'a>>,
     pub findings: Vec<Located<'a>>,
 }
 
+/// A spec's resolved plan, and the paths `render` would write.
+#[derive(Clone, Copy)]
+pub struct Planned<'a> {
+    pub spec: &'a Spec,
+    pub plan: &'a Plan,
+    pub artifacts: &'a [String],
+}
+
 impl<'a> FileReport<'a> {
-    pub fn new(checked: &'a Checked, diagnostics: &'a [Diagnostic]) -> Self {
+    pub fn new(file: &'a LoadedFile, diagnostics: &'a [Diagnostic]) -> Self {
         let mut findings: Vec<Located<'a>> = diagnostics
             .iter()
             .map(|diagnostic| Located {
                 diagnostic,
-                primary: place(checked, &diagnostic.primary.location),
+                primary: place(file, &diagnostic.primary.location),
                 secondary: diagnostic
                     .secondary
                     .iter()
-                    .map(|label| (place(checked, &label.location), label.text.as_str()))
+                    .map(|label| (place(file, &label.location), label.text.as_str()))
                     .collect(),
             })
             .collect();
@@ -55,11 +67,33 @@ impl<'a> FileReport<'a> {
                 &b.diagnostic.message,
             ))
         });
-        Self { checked, findings }
+        Self {
+            file,
+            planned: None,
+            findings,
+        }
+    }
+
+    /// The report of a spec that planned, which the human format shows first.
+    pub fn with_plan(self, spec: &'a Spec, plan: &'a Plan, artifacts: &'a [String]) -> Self {
+        Self {
+            planned: Some(Planned {
+                spec,
+                plan,
+                artifacts,
+            }),
+            ..self
+        }
     }
 
     pub fn name(&self) -> &str {
-        self.checked.source.name()
+        self.file.source.name()
+    }
+
+    /// The file's text as reports may show it: inline secret values, and anything shaped like a
+    /// bootstrap token or a CA hash, masked.
+    pub fn display_text(&self) -> String {
+        crate::redact::masked(self.file.source.text(), &self.file.inline_secrets)
     }
 
     pub fn count(&self, severity: Severity) -> usize {
@@ -71,9 +105,9 @@ impl<'a> FileReport<'a> {
 }
 
 /// Resolves a location to the exact span when the path exists, else to its nearest ancestor.
-fn place(checked: &Checked, location: &Location) -> Place {
-    let source = &checked.source;
-    let spans = checked.spans.as_ref();
+fn place(file: &LoadedFile, location: &Location) -> Place {
+    let source = &file.source;
+    let spans = file.spans.as_ref();
     let span = match (location, spans) {
         (Location::Bytes(span), _) => span.clone(),
         (Location::Key(pointer), Some(spans)) => spans

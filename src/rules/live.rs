@@ -4,11 +4,10 @@
 
 use super::declare_rules;
 use crate::diagnostic::{Diagnostic, key, value};
+use crate::live::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode, LivePod, Matching};
 use crate::plan::version::WindowsBuild;
 use crate::plan::{NodePlan, Plan};
 use crate::spec::{Backend, Os, Spec};
-use crate::verify::Matching;
-use crate::verify::cluster::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode, LivePod};
 use ipnet::Ipv4Net;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};

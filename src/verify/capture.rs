@@ -8,8 +8,8 @@
 use super::kubectl::Capture;
 use super::prune;
 use crate::diagnostic::{Diagnostic, Location, value};
-use crate::load::{self, CAPTURE};
-use crate::pipeline::Checked;
+use crate::live::Object;
+use crate::load::{self, CAPTURE, LoadedFile};
 use crate::rules::live::CAPTURE_UNREADABLE;
 use crate::source::SourceFile;
 use serde_json::Value;
@@ -23,43 +23,20 @@ pub struct Input {
     pub bytes: Vec<u8>,
 }
 
-/// One Kubernetes object read from a capture.
-#[derive(Debug, Clone)]
-pub struct Object {
-    pub kind: String,
-    pub namespace: Option<String>,
-    pub name: String,
-    pub value: Value,
-    /// The capture it came from.
-    pub file: String,
-    /// Whether it was an item of a list (`kubectl get nodes`) rather than one object
-    /// (`kubectl get node NAME`): only a list shows everything there is.
-    pub listed: bool,
-}
-
-impl Object {
-    /// `Node win-0`, `ConfigMap kube-system/kubeadm-config`: how messages name the object.
-    pub fn label(&self) -> String {
-        match &self.namespace {
-            Some(namespace) => format!("{} {namespace}/{}", self.kind, self.name),
-            None => format!("{} {}", self.kind, self.name),
-        }
-    }
-
-    /// Where a field of this object was read: `nodes.json, Node win-0, status.podCIDR`.
-    pub fn source(&self, field: &str) -> String {
-        format!("{}, {}, `{field}`", self.file, self.label())
-    }
-}
-
 /// Everything the captures held.
 #[derive(Default)]
 pub struct Captured {
     pub objects: Vec<Object>,
     /// Every capture read, with its findings (HG509), for the reports.
-    pub files: Vec<Checked>,
+    pub files: Vec<CaptureFile>,
     /// Captures that were empty: objects the cluster does not have.
     pub empty: Vec<String>,
+}
+
+/// One capture as read, with its own findings (HG509).
+pub struct CaptureFile {
+    pub file: LoadedFile,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// The kinds `verify` reads.
@@ -125,17 +102,19 @@ pub fn read(inputs: Vec<Input>, captures: &[Capture]) -> Captured {
     let mut captured = Captured::default();
     for file in read_in_parallel(inputs, captures) {
         if file.empty {
-            captured.empty.push(file.checked.source.name().to_string());
+            captured
+                .empty
+                .push(file.read.file.source.name().to_string());
         }
         captured.objects.extend(file.objects);
-        captured.files.push(file.checked);
+        captured.files.push(file.read);
     }
     captured
 }
 
 /// What one capture held.
 struct FileRead {
-    checked: Checked,
+    read: CaptureFile,
     objects: Vec<Object>,
     /// Empty: an object the cluster does not have.
     empty: bool,
@@ -236,7 +215,10 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
         source
     };
     FileRead {
-        checked: Checked::other_file(source, spans, findings),
+        read: CaptureFile {
+            file: LoadedFile::new(source, spans),
+            diagnostics: findings,
+        },
         objects: objects_read,
         empty,
     }

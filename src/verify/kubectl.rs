@@ -43,14 +43,6 @@ fn capture(file: &'static str, args: &[&str], optional: bool) -> Capture {
     }
 }
 
-/// The flannel namespace of the plan's release (`kube-system` before v0.19).
-pub fn flannel_namespace(plan: &Plan) -> &'static str {
-    plan.flannel
-        .release
-        .as_ref()
-        .map_or("kube-flannel", |release| release.row.layout.namespace())
-}
-
 /// The kubelet's ConfigMap: `kubelet-config` from Kubernetes 1.24 (KEP-2915), before that
 /// `kubelet-config-1.<minor>`.
 fn kubelet_config_name(plan: &Plan) -> String {
@@ -64,7 +56,7 @@ fn kubelet_config_name(plan: &Plan) -> String {
 
 /// Every capture for this plan, in the order `verify` reads them.
 pub fn captures(plan: &Plan) -> Vec<Capture> {
-    let flannel = flannel_namespace(plan);
+    let flannel = plan.flannel.namespace();
     let kubelet = kubelet_config_name(plan);
     vec![
         capture("nodes.json", &["get", "nodes"], false),

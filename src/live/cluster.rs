@@ -4,7 +4,7 @@
 //! ConfigMap values are text: `net-conf.json` is JSON, kubeadm's, kube-proxy's and the kubelet's
 //! configuration YAML, so each is parsed a second time.
 
-use super::capture::Object;
+use super::Object;
 use crate::load::{self, CAPTURE};
 use crate::plan::Plan;
 use crate::source::SourceFile;
@@ -254,7 +254,7 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
         ));
     }
     cluster.server_args = server_args(&cluster.nodes, &mut cluster.notes);
-    let flannel_namespace = super::kubectl::flannel_namespace(plan);
+    let flannel_namespace = plan.flannel.namespace();
     let config_map = |name: &str, namespaces: &[&str]| {
         namespaces.iter().find_map(|namespace| {
             objects.iter().find(|o| {

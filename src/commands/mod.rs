@@ -1,0 +1,79 @@
+//! One file per command: each reads its inputs, runs the pipeline stages it needs, and prints.
+//! What several share — reading an input, printing, the severity and format flags — is here and
+//! in `report_options`.
+
+pub mod completions;
+pub mod explain;
+pub mod init;
+pub mod man;
+pub mod plan;
+pub mod render;
+pub mod report_options;
+pub mod verify;
+
+use crate::diagnostic::Diagnostic;
+use crate::load::MAX_SPEC_BYTES;
+use crate::pipeline::Checked;
+use crate::report::human;
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::Path;
+
+/// How a run ended: exit 0, 1 or 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// No error findings.
+    Clean,
+    /// At least one error finding.
+    Errors,
+    /// A usage error, or a file that could not be read.
+    Unusable,
+}
+
+/// Writes to standard output; a reader that went away (`| head`) is not an error.
+pub(crate) fn emit(text: &str, outcome: Outcome) -> Outcome {
+    let mut stdout = io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(error) if error.kind() != io::ErrorKind::BrokenPipe => {
+            let _ = writeln!(io::stderr(), "error: cannot write output: {error}");
+            Outcome::Unusable
+        }
+        _ => outcome,
+    }
+}
+
+pub(crate) fn complain(message: &str) {
+    let _ = writeln!(io::stderr(), "error: {message}");
+}
+
+/// Prints findings for one file on standard error, in the human format without the plan.
+pub(crate) fn complain_findings(checked: &Checked, diagnostics: &[Diagnostic]) {
+    let report = checked.report(diagnostics);
+    let style = human::Style {
+        color: io::stderr().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        width: 100,
+        show_plan: false,
+    };
+    let _ = io::stderr().write_all(human::render(&[report], style).as_bytes());
+}
+
+/// Reads one input, at most one byte past the size limit so that the loader can refuse it.
+pub(crate) fn read_input(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let limit = MAX_SPEC_BYTES as u64 + 1;
+    if path == Path::new("-") {
+        io::stdin().lock().take(limit).read_to_end(&mut bytes)?;
+    } else {
+        let file = std::fs::File::open(path)?;
+        // Sized up front: a growing buffer would hold up to twice the file.
+        let size = file
+            .metadata()
+            .map_or(0, |metadata| metadata.len().min(limit));
+        bytes.reserve_exact(usize::try_from(size).unwrap_or(0));
+        file.take(limit).read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
+}

@@ -1,0 +1,152 @@
+//! How findings are chosen and shown, shared by `plan`, `render` and `verify`: the severity
+//! overrides, the output formats and colour, and the exit code the findings give.
+
+use super::{Outcome, complain};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::report::{self, FileReport, Totals, human};
+use crate::rules;
+use clap::{Args, ValueEnum};
+use std::io::{self, IsTerminal};
+
+/// How findings are reported, shared by `plan` and `verify`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    #[command(flatten)]
+    pub severities: SeverityArgs,
+    /// When to colour the human output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// Severity overrides, shared by `plan`, `render` and `verify`.
+#[derive(Debug, Args)]
+pub struct SeverityArgs {
+    /// Treat findings of this rule as errors (repeatable).
+    #[arg(long, value_name = "CODE")]
+    deny: Vec<String>,
+    /// Treat findings of this rule as warnings (repeatable).
+    #[arg(long, value_name = "CODE")]
+    warn: Vec<String>,
+    /// Do not report this rule (repeatable).
+    #[arg(long, value_name = "CODE")]
+    allow: Vec<String>,
+    /// Treat every warning as an error.
+    #[arg(long)]
+    deny_warnings: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Severity changes requested on the command line, applied in this order: allow, warn, deny,
+/// deny-warnings.
+pub(crate) struct Overrides {
+    allow: Vec<&'static str>,
+    warn: Vec<&'static str>,
+    deny: Vec<&'static str>,
+    deny_warnings: bool,
+}
+
+impl Overrides {
+    /// The overrides asked for, or `None` once an unknown rule code has been reported.
+    pub(crate) fn requested(args: &SeverityArgs) -> Option<Self> {
+        Self::from_args(args)
+            .map_err(|message| complain(&message))
+            .ok()
+    }
+
+    fn from_args(args: &SeverityArgs) -> Result<Self, String> {
+        let codes = |given: &[String]| -> Result<Vec<&'static str>, String> {
+            given
+                .iter()
+                .map(|code| {
+                    rules::find(code).map(|rule| rule.code).ok_or_else(|| {
+                        format!("unknown rule `{code}`; `hybridgen explain --all` lists the rules")
+                    })
+                })
+                .collect()
+        };
+        Ok(Self {
+            allow: codes(&args.allow)?,
+            warn: codes(&args.warn)?,
+            deny: codes(&args.deny)?,
+            deny_warnings: args.deny_warnings,
+        })
+    }
+
+    pub(crate) fn apply(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        diagnostics
+            .into_iter()
+            .filter(|diagnostic| !self.allow.contains(&diagnostic.code()))
+            .map(|mut diagnostic| {
+                if self.warn.contains(&diagnostic.code()) {
+                    diagnostic.severity = Severity::Warning;
+                }
+                if self.deny.contains(&diagnostic.code())
+                    || (self.deny_warnings && diagnostic.severity == Severity::Warning)
+                {
+                    diagnostic.severity = Severity::Error;
+                }
+                diagnostic
+            })
+            .collect()
+    }
+}
+
+/// The reports in the chosen format.
+pub(crate) fn formatted(reports: &[FileReport], format: Format, style: human::Style) -> String {
+    match format {
+        Format::Human => human::render(reports, style),
+        Format::Json => report::json::render(reports),
+        Format::Sarif => report::sarif::render(reports),
+        Format::Github => report::github::render(reports),
+    }
+}
+
+/// Exit 2 when a file could not be read, else 1 with any error finding, else 0.
+pub(crate) fn outcome_of(reports: &[FileReport], unreadable: bool) -> Outcome {
+    if unreadable {
+        Outcome::Unusable
+    } else if Totals::of(reports).errors > 0 {
+        Outcome::Errors
+    } else {
+        Outcome::Clean
+    }
+}
+
+/// Colour only on a terminal, and never when `NO_COLOR` is set or `TERM=dumb`, unless asked.
+pub(crate) fn human_style(choice: ColorChoice, quiet: bool) -> human::Style {
+    let terminal = io::stdout().is_terminal();
+    let env_says_no = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty())
+        || std::env::var_os("TERM").is_some_and(|term| term == "dumb");
+    let color = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && !env_says_no,
+    };
+    let width = if terminal {
+        terminal_size::terminal_size().map_or(100, |(width, _)| usize::from(width.0))
+    } else {
+        100
+    };
+    human::Style {
+        color,
+        width,
+        show_plan: !quiet,
+    }
+}
