@@ -96,8 +96,15 @@ fn compare(p: &Prepared, captured: &capture::Captured) -> verify::Comparison {
         p.checked.spec.as_ref().unwrap(),
         p.checked.plan.as_ref().unwrap(),
     );
-    let live = hybridgen::live::cluster::read(&captured.objects, plan, None);
-    verify::compare(spec, plan, &live)
+    // The stage after reading the captures: the live model, the matching and the comparison.
+    let cluster = hybridgen::live::cluster::read(&captured.objects, plan, None);
+    let matching = hybridgen::live::match_nodes(plan, &cluster);
+    let observed = verify::Observed {
+        captured: capture::Captured::default(),
+        cluster,
+        matching,
+    };
+    verify::compare(spec, plan, &observed)
 }
 
 fn verify_in_memory(p: &Prepared) -> (capture::Captured, verify::Comparison) {

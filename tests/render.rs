@@ -360,7 +360,7 @@ fn node_order_changes_only_the_order_dependent_files() {
     assert_eq!(before.len(), after.len());
     assert_eq!(
         differing,
-        ["plan.json", "routes/routes.json"],
+        ["plan.json", "pod-cidrs/assign.sh", "routes/routes.json"],
         "node order changed more than the node lists"
     );
     // A pinned node keeps its subnet wherever it stands.

@@ -107,10 +107,9 @@ fn run(case: &Case) -> (Checked, capture::Captured, verify::Comparison) {
         checked.spec.as_ref().unwrap(),
         checked.plan.as_ref().unwrap(),
     );
-    let captured = capture::read(inputs, &verify::kubectl::captures(plan));
-    let live = hybridgen::live::cluster::read(&captured.objects, plan, None);
-    let comparison = verify::compare(spec, plan, &live);
-    (checked, captured, comparison)
+    let observed = verify::read(inputs, plan, None);
+    let comparison = verify::compare(spec, plan, &observed);
+    (checked, observed.captured, comparison)
 }
 
 /// Every finding as (code, where, message): a spec pointer, or the capture file's name.

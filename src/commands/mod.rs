@@ -5,6 +5,7 @@
 pub mod completions;
 pub mod explain;
 pub mod init;
+pub mod live_source;
 pub mod man;
 pub mod plan;
 pub mod render;
@@ -14,7 +15,7 @@ pub mod verify;
 use crate::diagnostic::Diagnostic;
 use crate::load::MAX_SPEC_BYTES;
 use crate::pipeline::Checked;
-use crate::report::human;
+use crate::report::{FileReport, human};
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
@@ -50,14 +51,18 @@ pub(crate) fn complain(message: &str) {
 
 /// Prints findings for one file on standard error, in the human format without the plan.
 pub(crate) fn complain_findings(checked: &Checked, diagnostics: &[Diagnostic]) {
-    let report = checked.report(diagnostics);
+    complain_reports(&[checked.report(diagnostics)]);
+}
+
+/// Prints reports on standard error, in the human format without the plan.
+pub(crate) fn complain_reports(reports: &[FileReport]) {
     let style = human::Style {
         color: io::stderr().is_terminal()
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         width: 100,
         show_plan: false,
     };
-    let _ = io::stderr().write_all(human::render(&[report], style).as_bytes());
+    let _ = io::stderr().write_all(human::render(reports, style).as_bytes());
 }
 
 /// Reads one input, at most one byte past the size limit so that the loader can refuse it.

@@ -1,13 +1,21 @@
 //! `hybridgen render`: write the artifacts of a spec that has no errors, or with `--check` say
-//! which committed ones are stale.
+//! which committed ones are stale. With `--cluster` or `--kubectl` the joined nodes' pod subnets
+//! come from the cluster, read as `verify` reads it, into the plan every artifact is rendered from.
 
+use super::live_source::LiveArgs;
 use super::report_options::{Overrides, SeverityArgs};
-use super::{Outcome, complain, complain_findings, emit, read_input};
-use crate::diagnostic::Severity;
-use crate::pipeline;
+use super::{Outcome, complain, complain_findings, complain_reports, emit, read_input};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::pipeline::{self, Checked};
+use crate::plan::{Plan, SubnetSource};
 use crate::render::write::{self, Drift, Written};
 use crate::render::{self, Artifact, secrets};
+use crate::report::FileReport;
+use crate::rules::{self, cidr::POD_CIDR_PREDICTED, live::LiveContext};
+use crate::spec::Spec;
+use crate::verify::{self, Source};
 use clap::Args;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -27,6 +35,10 @@ pub struct RenderArgs {
     /// Overwrite files in the output directory that hybridgen did not write.
     #[arg(long)]
     force: bool,
+    /// Take the joined nodes' pod subnets from the cluster (`spec.podCIDR`) for every artifact
+    /// that depends on them: routes, Terraform, host scripts, plan.json. Read as `verify` reads it.
+    #[command(flatten)]
+    live: LiveArgs,
     #[command(flatten)]
     severities: SeverityArgs,
 }
@@ -66,11 +78,48 @@ pub fn run(args: RenderArgs) -> Outcome {
             return Outcome::Errors;
         }
     }
+    let mut note = String::new();
+    let live_plan = match args.live.source() {
+        Some(source) => match from_cluster(source, &args.live, &checked, spec, plan, &overrides) {
+            Ok((live_plan, read)) => {
+                note = read;
+                Some(live_plan)
+            }
+            Err(outcome) => return outcome,
+        },
+        None => None,
+    };
+    // The plan with the cluster's subnets is checked again: a joined node's subnet may be the one
+    // a node not yet joined pins (HG113). HG117 is render's to say: the routes it writes hold
+    // the predictions.
+    let findings = match &live_plan {
+        Some(live_plan) => overrides.apply(rules::run(spec, live_plan)),
+        None => diagnostics,
+    };
+    let shown: Vec<Diagnostic> = findings
+        .into_iter()
+        .filter(|finding| {
+            finding.severity == Severity::Error || finding.rule.code == POD_CIDR_PREDICTED.code
+        })
+        .collect();
+    if !shown.is_empty() {
+        complain_findings(&checked, &shown);
+    }
+    if shown
+        .iter()
+        .any(|finding| finding.severity == Severity::Error)
+    {
+        complain(&format!(
+            "`{name}` has errors with the cluster's pod subnets; nothing was rendered"
+        ));
+        return Outcome::Errors;
+    }
     // Everything to report has been reported: the text and the span index (tens of megabytes at
     // 65,536 nodes) are let go before the artifacts take their place.
     let Some((spec, plan)) = checked.into_spec_and_plan() else {
         return Outcome::Errors;
     };
+    let plan = live_plan.unwrap_or(plan);
     let input = render::Input {
         spec: &spec,
         plan: &plan,
@@ -83,11 +132,77 @@ pub fn run(args: RenderArgs) -> Outcome {
             return Outcome::Errors;
         }
     };
+    if !note.is_empty() {
+        let _ = std::io::stderr().write_all(note.as_bytes());
+    }
     if args.check {
         check(&args.out, &artifacts, &name)
     } else {
         write_out(&args.out, &artifacts, args.force)
     }
+}
+
+/// The plan with the joined nodes' subnets read from the cluster, and a line saying how many; or,
+/// when the captures cannot be read or a subnet contradicts the plan (HG509, HG503), the findings
+/// on stderr and the outcome: nothing is rendered.
+fn from_cluster(
+    source: Source,
+    live: &LiveArgs,
+    checked: &Checked,
+    spec: &Spec,
+    plan: &Plan,
+    overrides: &Overrides,
+) -> Result<(Plan, String), Outcome> {
+    let observed = verify::observe(source, plan, live.flannel_annotation_prefix.as_deref())
+        .map_err(|message| {
+            complain(&format!("{message}; nothing was rendered"));
+            Outcome::Unusable
+        })?;
+    let subnet_findings = overrides.apply(rules::live::live_subnet_findings(&LiveContext {
+        spec,
+        plan,
+        cluster: &observed.cluster,
+        matching: &observed.matching,
+    }));
+    let capture_findings: Vec<Vec<Diagnostic>> = observed
+        .captured
+        .files
+        .iter()
+        .map(|file| overrides.apply(file.diagnostics.clone()))
+        .collect();
+    let mut reports = Vec::new();
+    if !subnet_findings.is_empty() {
+        reports.push(FileReport::new(&checked.file, &subnet_findings));
+    }
+    for (capture, findings) in observed.captured.files.iter().zip(&capture_findings) {
+        if !findings.is_empty() {
+            reports.push(FileReport::new(&capture.file, findings));
+        }
+    }
+    let errors = reports
+        .iter()
+        .any(|report| report.count(Severity::Error) > 0);
+    if !reports.is_empty() {
+        complain_reports(&reports);
+    }
+    if errors {
+        complain(&format!(
+            "the cluster's pod subnets cannot be used for `{}`; nothing was rendered",
+            checked.file.source.name()
+        ));
+        return Err(Outcome::Errors);
+    }
+    let live_plan = plan.with_live_subnets(&observed.matching.pod_subnets(&observed.cluster));
+    let read = live_plan
+        .nodes
+        .iter()
+        .filter(|node| node.subnet_source == SubnetSource::Live)
+        .count();
+    let note = format!(
+        "the pod subnets of {read} of {} planned nodes were read from the cluster\n",
+        live_plan.nodes.len()
+    );
+    Ok((live_plan, note))
 }
 
 /// `--check`: what differs between the rendered artifacts and the directory; nothing is written.

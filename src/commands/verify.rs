@@ -1,13 +1,12 @@
 //! `hybridgen verify`: the spec's plan against what kubectl captured of the running cluster.
 
+use super::live_source::LiveArgs;
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
 use super::{Outcome, complain, emit, read_input};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::live;
 use crate::pipeline::{self, Checked};
-use crate::plan::Plan;
 use crate::report::human;
-use crate::verify::{self, capture};
+use crate::verify;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -17,22 +16,11 @@ pub struct VerifyArgs {
     /// The spec whose plan the cluster is compared with.
     #[arg(value_name = "FILE")]
     spec: PathBuf,
-    /// Files or directories captured with kubectl (JSON or YAML; `--print-capture` prints the
-    /// commands).
-    /// Repeat it for several paths; before or after the spec.
-    #[arg(long, value_name = "PATH", action = clap::ArgAction::Append, conflicts_with_all = ["kubectl", "print_capture"])]
-    cluster: Vec<PathBuf>,
-    /// Capture with kubectl here, through its current context, then compare: the kubectl found on
-    /// PATH, or `--kubectl=PATH`.
-    #[arg(long, value_name = "KUBECTL", num_args = 0..=1, require_equals = true, default_missing_value = "kubectl", conflicts_with = "print_capture")]
-    kubectl: Option<PathBuf>,
+    #[command(flatten)]
+    live: LiveArgs,
     /// Print the kubectl commands that capture what verify compares, and exit.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["cluster", "kubectl"])]
     print_capture: bool,
-    /// The prefix of flannel's node annotations when flanneld runs with
-    /// `--kube-annotation-prefix` (default: found on the nodes).
-    #[arg(long, value_name = "PREFIX")]
-    flannel_annotation_prefix: Option<String>,
     #[command(flatten)]
     report: ReportArgs,
     /// Print the findings only, not what was compared.
@@ -59,20 +47,20 @@ pub fn run(args: VerifyArgs) -> Outcome {
     if args.print_capture {
         return emit(&verify::kubectl::script(&name, plan), Outcome::Clean);
     }
-    let inputs = match capture_inputs(&args, plan) {
-        Ok(inputs) => inputs,
-        Err(message) => {
-            complain(&format!("{message}; nothing was verified"));
-            return Outcome::Unusable;
-        }
+    let Some(source) = args.live.source() else {
+        complain("give `--cluster PATH`, `--kubectl` or `--print-capture`; nothing was verified");
+        return Outcome::Unusable;
     };
-    let captured = capture::read(inputs, &verify::kubectl::captures(plan));
-    let cluster = live::cluster::read(
-        &captured.objects,
-        plan,
-        args.flannel_annotation_prefix.as_deref(),
-    );
-    let comparison = verify::compare(spec, plan, &cluster);
+    let observed =
+        match verify::observe(source, plan, args.live.flannel_annotation_prefix.as_deref()) {
+            Ok(observed) => observed,
+            Err(message) => {
+                complain(&format!("{message}; nothing was verified"));
+                return Outcome::Unusable;
+            }
+        };
+    let comparison = verify::compare(spec, plan, &observed);
+    let captured = &observed.captured;
     let findings = overrides.apply(comparison.diagnostics.clone());
     let capture_findings: Vec<Vec<Diagnostic>> = captured
         .files
@@ -93,7 +81,7 @@ pub fn run(args: VerifyArgs) -> Outcome {
     );
     let mut text = String::new();
     if args.report.format == Format::Human && !args.quiet {
-        text.push_str(&comparison.coverage_text(&name, &captured));
+        text.push_str(&comparison.coverage_text(&name, captured));
     }
     text.push_str(&formatted(&reports, args.report.format, style));
     emit(&text, outcome_of(&reports, false))
@@ -123,19 +111,4 @@ fn planned_without_errors(
         return Err(outcome);
     }
     Ok(checked)
-}
-
-/// The captures to read: kubectl's output, each named by its command, or the files given.
-fn capture_inputs(args: &VerifyArgs, plan: &Plan) -> Result<Vec<capture::Input>, String> {
-    let Some(kubectl) = &args.kubectl else {
-        return capture::gather(&args.cluster);
-    };
-    verify::kubectl::run(kubectl, plan)
-        .map(|ran| {
-            ran.output.map(|bytes| capture::Input {
-                name: ran.capture.command_line(),
-                bytes,
-            })
-        })
-        .collect()
 }

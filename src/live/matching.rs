@@ -2,6 +2,7 @@
 
 use super::{LiveCluster, LiveNode};
 use crate::plan::{NodePlan, Plan};
+use ipnet::Ipv4Net;
 use std::collections::HashMap;
 
 /// Which live node each planned node is, and the live nodes the spec does not declare.
@@ -10,6 +11,20 @@ pub struct Matching {
     /// For each planned node, in spec order, its index in `LiveCluster::nodes`.
     pub live_of: Vec<Option<usize>>,
     pub undeclared: Vec<usize>,
+}
+
+impl Matching {
+    /// The subnet the cluster gave each planned node (`spec.podCIDR`), in spec order: `None` for a
+    /// node not in the cluster, or without a subnet that reads as IPv4.
+    pub fn pod_subnets(&self, cluster: &LiveCluster) -> Vec<Option<Ipv4Net>> {
+        self.live_of
+            .iter()
+            .map(|live| {
+                let node = cluster.nodes.get((*live)?)?;
+                node.pod_cidr.value.as_deref()?.parse().ok()
+            })
+            .collect()
+    }
 }
 
 /// One way of matching: the key of a planned node, and the key of a live node.

@@ -10,7 +10,8 @@ pub mod version;
 
 pub use address::InputError;
 
-use crate::spec::{Backend, Os, Role, Runtime, Spec};
+pub use crate::spec::PodCidrs;
+use crate::spec::{Backend, Os, Provider, Role, Runtime, Spec};
 use ipnet::Ipv4Net;
 use std::net::Ipv4Addr;
 pub use version::release_tag;
@@ -38,6 +39,8 @@ pub struct Plan {
     pub node_mask: u8,
     pub max_pods: u32,
     pub host_subnets: Vec<Parsed<Ipv4Net>>,
+    /// Who gives each node its pod subnet (`network.podCidrs`).
+    pub pod_cidrs: PodCidrs,
     pub flannel: FlannelPlan,
     pub windows: Option<WindowsPlan>,
     /// How the Windows nodes are set up; `None` without Windows nodes or a Kubernetes version.
@@ -128,6 +131,8 @@ pub struct NodePlan {
     pub pinned: Option<Parsed<Ipv4Net>>,
     /// The node's pod subnet: pinned, or assigned; `None` when the cluster network is exhausted.
     pub pod_subnet: Option<Ipv4Net>,
+    /// Where `pod_subnet` comes from, which says how far routes written from it hold.
+    pub subnet_source: SubnetSource,
     /// Pod addresses the node can hand out: the subnet less network, broadcast and gateway, and on
     /// Windows also the host endpoint (l2bridge) or source VIP (overlay).
     pub usable_pod_addresses: u64,
@@ -149,6 +154,43 @@ pub struct Images {
     pub pause: String,
     pub nanoserver: String,
     pub servercore: String,
+}
+
+/// Where a node's pod subnet comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubnetSource {
+    /// `podCidrs: controller` without a pin: kube-controller-manager hands out subnets in the order
+    /// nodes register (kubernetes/kubernetes `pkg/controller/nodeipam/ipam/range_allocator.go`), so
+    /// this is the subnet the node gets only if the nodes register in spec order.
+    Predicted,
+    /// `podCidrs: hybridgen` without a pin: the plan assigns it, and `render` writes what sets it.
+    Assigned,
+    /// The spec pins it (`podCidr`).
+    Pinned,
+    /// Read from the cluster: the node's `spec.podCIDR`.
+    Live,
+}
+
+impl SubnetSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubnetSource::Predicted => "predicted",
+            SubnetSource::Assigned => "assigned",
+            SubnetSource::Pinned => "pinned",
+            SubnetSource::Live => "live",
+        }
+    }
+}
+
+/// The route artifacts host-gw needs besides flannel: decided here, so that the rules (HG117) and
+/// the renderer agree on when they are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExternalRoutes {
+    /// The cloud's route table (`routes/<cloud>.sh`, `routes/<cloud>.tf.json`).
+    Cloud(Provider),
+    /// Static routes on each host, the nodes being on more than one network
+    /// (`routes/hosts/<node>.sh` / `.ps1`).
+    Hosts,
 }
 
 /// One pod route: traffic for `destination` goes to the node at `next_hop`.
@@ -177,18 +219,15 @@ impl Plan {
         let kubernetes_version =
             parse_release(&spec.kubernetes.version, "Kubernetes version", "1.16.2");
         let windows_setup = windows_setup(spec, kubernetes_version.as_ref().ok(), has_windows);
-        let nodes = plan_nodes(spec, cluster_cidr.as_ref().ok(), node_mask, windows_setup);
-        let routes = nodes
-            .iter()
-            .enumerate()
-            .filter_map(|(index, node)| {
-                Some(Route {
-                    destination: node.pod_subnet?,
-                    next_hop: *node.address.as_ref().ok()?,
-                    node: index,
-                })
-            })
-            .collect();
+        let pod_cidrs = network.pod_cidrs.unwrap_or_default();
+        let nodes = plan_nodes(
+            spec,
+            cluster_cidr.as_ref().ok(),
+            node_mask,
+            pod_cidrs,
+            windows_setup,
+        );
+        let routes = routes_of(&nodes);
         let flannel = plan_flannel(spec, has_windows, windows_setup);
         let windows = plan_windows(spec, windows_setup, &nodes);
         Plan {
@@ -209,12 +248,67 @@ impl Plan {
                 .flatten()
                 .map(|text| address::parse_cidr(text))
                 .collect(),
+            pod_cidrs,
             flannel,
             windows,
             windows_setup,
             nodes,
             routes,
         }
+    }
+
+    /// The plan with the subnets the cluster gave its joined nodes (`live`, one per node in spec
+    /// order, `None` for a node not in the cluster or without a subnet). Nodes not joined keep
+    /// their pin, or take the next subnet no joined node holds; the routes follow.
+    pub fn with_live_subnets(&self, live: &[Option<Ipv4Net>]) -> Plan {
+        let live_of = |index: usize| live.get(index).copied().flatten();
+        let fixed: Vec<Option<Ipv4Net>> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(index, node)| live_of(index).or_else(|| pinned_subnet(node)))
+            .collect();
+        let assigned = match &self.cluster_cidr {
+            Ok(cluster) => subnets::assign(cluster, self.node_mask, &fixed),
+            Err(_) => fixed,
+        };
+        let mut plan = self.clone();
+        for (index, (node, subnet)) in plan.nodes.iter_mut().zip(assigned).enumerate() {
+            if live_of(index).is_some() {
+                node.subnet_source = SubnetSource::Live;
+            }
+            if !matches!(node.pinned, Some(Err(_))) {
+                node.pod_subnet = subnet;
+            }
+            node.usable_pod_addresses = usable_pod_addresses(node.os, node.pod_subnet);
+        }
+        plan.routes = routes_of(&plan.nodes);
+        plan
+    }
+
+    /// The route artifacts host-gw needs besides flannel on this `provider`, if any: vxlan, and
+    /// host-gw with every node on one layer-2 network, leave pod routing to flannel.
+    pub fn external_routes(&self, provider: Provider) -> Option<ExternalRoutes> {
+        if self.flannel.backend != Backend::HostGw {
+            return None;
+        }
+        match provider {
+            Provider::None => self
+                .nodes_off_segment()
+                .is_some_and(|(_, outside)| !outside.is_empty())
+                .then_some(ExternalRoutes::Hosts),
+            cloud => Some(ExternalRoutes::Cloud(cloud)),
+        }
+    }
+
+    /// The nodes whose subnet is a prediction, by index.
+    pub fn predicted_nodes(&self) -> Vec<usize> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| node.subnet_source == SubnetSource::Predicted)
+            .map(|(index, _)| index)
+            .collect()
     }
 
     pub fn has_windows(&self) -> bool {
@@ -427,10 +521,43 @@ fn parse_windows_build(text: &str) -> Parsed<WindowsBuild> {
     })
 }
 
+/// A node's pinned subnet, when the pin parses.
+fn pinned_subnet(node: &NodePlan) -> Option<Ipv4Net> {
+    match &node.pinned {
+        Some(Ok(subnet)) => Some(*subnet),
+        _ => None,
+    }
+}
+
+/// Pod addresses a node can hand out: the subnet less network, broadcast and gateway, and on
+/// Windows also the host endpoint (l2bridge) or source VIP (overlay).
+fn usable_pod_addresses(os: Os, subnet: Option<Ipv4Net>) -> u64 {
+    subnet.map_or(0, |subnet| {
+        let reserved = if os == Os::Windows { 4 } else { 3 };
+        address::size(&subnet).saturating_sub(reserved)
+    })
+}
+
+/// One route per node with a subnet and an address, in node order.
+fn routes_of(nodes: &[NodePlan]) -> Vec<Route> {
+    nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(index, node)| {
+            Some(Route {
+                destination: node.pod_subnet?,
+                next_hop: *node.address.as_ref().ok()?,
+                node: index,
+            })
+        })
+        .collect()
+}
+
 fn plan_nodes(
     spec: &Spec,
     cluster: Option<&Ipv4Net>,
     mask: u8,
+    pod_cidrs: PodCidrs,
     setup: Option<WindowsSetup>,
 ) -> Vec<NodePlan> {
     let pinned: Vec<Option<Parsed<Ipv4Net>>> = spec
@@ -460,10 +587,11 @@ fn plan_nodes(
                 Some(Err(_)) => None,
                 _ => assigned,
             };
-            let usable_pod_addresses = pod_subnet.map_or(0, |subnet| {
-                let reserved = if node.os == Os::Windows { 4 } else { 3 };
-                address::size(&subnet).saturating_sub(reserved)
-            });
+            let subnet_source = match (&pinned, pod_cidrs) {
+                (Some(_), _) => SubnetSource::Pinned,
+                (None, PodCidrs::Controller) => SubnetSource::Predicted,
+                (None, PodCidrs::Hybridgen) => SubnetSource::Assigned,
+            };
             NodePlan {
                 name: node.name.clone(),
                 os: node.os,
@@ -471,7 +599,8 @@ fn plan_nodes(
                 address: address::parse_ip(&node.address),
                 pinned,
                 pod_subnet,
-                usable_pod_addresses,
+                subnet_source,
+                usable_pod_addresses: usable_pod_addresses(node.os, pod_subnet),
                 windows: (node.os == Os::Windows).then(|| node_windows(spec, index, setup)),
             }
         })

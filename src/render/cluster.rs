@@ -1,6 +1,7 @@
 //! Cluster-wide configuration for the installers: kubeadm's config file and RKE's network section.
 
 use super::{Artifact, Input, RenderError};
+use crate::plan::PodCidrs;
 use crate::plan::version::Release;
 use minijinja::context;
 
@@ -30,6 +31,27 @@ fn node_mask_flag(kubernetes: &Release) -> &'static str {
     }
 }
 
+/// The kube-controller-manager flags the kubeadm config adds to (or overrides in) the ones
+/// kubeadm sets itself: kubeadm's `getControllerManagerCommand`
+/// (kubernetes/kubernetes `cmd/kubeadm/app/phases/controlplane/manifests.go`) turns
+/// `allocate-node-cidrs` on whenever `networking.podSubnet` is set, and `extraArgs` win over its
+/// defaults ("Customizing components with the kubeadm API").
+fn kubeadm_controller_manager_args(
+    plan: &crate::plan::Plan,
+    kubernetes: &Release,
+) -> Vec<(&'static str, String)> {
+    let mut args = Vec::new();
+    if plan.node_mask != 24 {
+        args.push((node_mask_flag(kubernetes), plan.node_mask.to_string()));
+    }
+    if plan.pod_cidrs == PodCidrs::Hybridgen {
+        // Every node's subnet comes from the plan (`pod-cidrs/assign.sh`): the node IPAM
+        // controller must not race it for a node's one write of `spec.podCIDR`.
+        args.push(("allocate-node-cidrs", "false".into()));
+    }
+    args
+}
+
 const KUBEADM_PATH: &str = "kubeadm/kubeadm-config.yaml";
 const RKE_PATH: &str = "rke/cluster-network.yml";
 
@@ -55,8 +77,8 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         dns_service_ip => dns_service_ip.clone(),
         dns_domain => plan.dns_domain.clone(),
         max_pods => plan.max_pods,
-        node_mask => plan.node_mask,
-        mask_flag => (plan.node_mask != 24).then(|| node_mask_flag(kubernetes)),
+        controller_manager_args => kubeadm_controller_manager_args(plan, kubernetes),
+        pod_cidrs_from_plan => plan.pod_cidrs == PodCidrs::Hybridgen,
         extra_args_list => api_version.ends_with("v1beta4"),
     })?;
     let rke = super::template("rke/cluster-network.yml.j2")?.render(context! {

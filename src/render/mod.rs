@@ -5,6 +5,7 @@
 pub mod cluster;
 pub mod flannel;
 pub mod plan_file;
+pub mod pod_cidrs;
 pub mod routes;
 pub(crate) mod script;
 pub mod secrets;
@@ -202,6 +203,7 @@ pub fn artifact_paths(input: &Input) -> Result<Vec<String>, RenderError> {
         .chain([plan_file::PATH])
         .map(String::from)
         .collect();
+    paths.extend(pod_cidrs::paths(input));
     paths.extend(routes::paths(input)?);
     paths.extend(windows::paths(input)?);
     paths.sort();
@@ -214,6 +216,7 @@ pub fn render_all(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     artifacts.extend(cluster::render(input)?);
     artifacts.extend(flannel::render(input)?);
     artifacts.extend(plan_file::render(input)?);
+    artifacts.extend(pod_cidrs::render(input)?);
     artifacts.extend(routes::render(input)?);
     artifacts.extend(windows::render(input)?);
     artifacts.sort_by(|a, b| a.path.cmp(&b.path));

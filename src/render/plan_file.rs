@@ -40,6 +40,8 @@ struct Network {
     max_pods_per_node: u32,
     host_subnets: Vec<String>,
     node_subnets: u64,
+    /// Who gives each node its subnet: `controller` or `hybridgen`.
+    pod_cidrs: &'static str,
 }
 
 #[derive(Serialize)]
@@ -88,6 +90,9 @@ struct Node<'a> {
     address: Ipv4Addr,
     pod_cidr: Ipv4Net,
     pinned: bool,
+    /// `predicted` (kube-controller-manager's, if nodes register in spec order), `assigned` (set
+    /// from the plan), `pinned` or `live` (read from the cluster).
+    pod_cidr_source: &'static str,
     usable_pod_addresses: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     windows: Option<NodeWindows<'a>>,
@@ -174,6 +179,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
                 address: *node.address.as_ref().map_err(|_| invalid("node address"))?,
                 pod_cidr: node.pod_subnet.ok_or_else(|| invalid("pod subnet"))?,
                 pinned: node.pinned.is_some(),
+                pod_cidr_source: node.subnet_source.as_str(),
                 usable_pod_addresses: node.usable_pod_addresses,
                 windows: node.windows.as_ref().map(|windows| NodeWindows {
                     build: match &windows.build {
@@ -208,6 +214,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
                 .map(ToString::to_string)
                 .collect(),
             node_subnets: address::size(cluster) >> (32 - u32::from(plan.node_mask)),
+            pod_cidrs: plan.pod_cidrs.as_str(),
         },
         flannel: Flannel {
             version: release.tag.clone(),

@@ -3,7 +3,7 @@
 
 use super::{FileReport, Located, Totals, findings_summary};
 use crate::diagnostic::Severity;
-use crate::plan::{Plan, address};
+use crate::plan::{Plan, SubnetSource, address};
 use crate::spec::{Os, Spec};
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
@@ -109,7 +109,7 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
         flannel.network_name,
         spec.provider().as_str()
     ));
-    let rows: Vec<[String; 5]> = plan
+    let rows: Vec<[String; 6]> = plan
         .nodes
         .iter()
         .map(|node| {
@@ -122,12 +122,22 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
                 node.pod_subnet
                     .map_or_else(|| "(none)".into(), |subnet| subnet.to_string()),
                 node.pod_subnet
+                    .map_or_else(|| "-".into(), |_| node.subnet_source.as_str().to_string()),
+                node.pod_subnet
                     .map_or_else(|| "-".into(), |_| node.usable_pod_addresses.to_string()),
             ]
         })
         .collect();
-    let header = ["NODE", "OS", "ADDRESS", "POD SUBNET", "POD ADDRESSES"].map(String::from);
-    let widths: Vec<usize> = (0..5)
+    let header = [
+        "NODE",
+        "OS",
+        "ADDRESS",
+        "POD SUBNET",
+        "SUBNET",
+        "POD ADDRESSES",
+    ]
+    .map(String::from);
+    let widths: Vec<usize> = (0..6)
         .map(|column| {
             rows.iter()
                 .chain(std::iter::once(&header))
@@ -144,6 +154,7 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
             .collect();
         out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
     }
+    out.push_str(&subnet_legend(plan));
     out.push_str(&format!("\n  routes ({}):\n", plan.routes.len()));
     for route in &plan.routes {
         let node = &plan.nodes[route.node];
@@ -159,6 +170,32 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
             node.name,
             address::size(&route.destination)
         ));
+    }
+    out
+}
+
+/// What the SUBNET column means, for the kinds the table shows.
+fn subnet_legend(plan: &Plan) -> String {
+    const MEANINGS: [(SubnetSource, &str); 4] = [
+        (
+            SubnetSource::Predicted,
+            "kube-controller-manager assigns it as nodes register; this is the node's only if they register in spec order",
+        ),
+        (
+            SubnetSource::Assigned,
+            "the plan's, set on the node by pod-cidrs/assign.sh (`podCidrs: hybridgen`)",
+        ),
+        (SubnetSource::Pinned, "the node's `podCidr`"),
+        (
+            SubnetSource::Live,
+            "the node's `spec.podCIDR` in the cluster",
+        ),
+    ];
+    let mut out = String::new();
+    for (source, meaning) in MEANINGS {
+        if plan.nodes.iter().any(|node| node.subnet_source == source) {
+            out.push_str(&format!("  {}: {meaning}\n", source.as_str()));
+        }
     }
     out
 }

@@ -4,7 +4,7 @@ use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::plan::address::{nth, overlaps, size};
 use crate::plan::subnets::overlapping_pairs;
-use crate::plan::{DNS_SERVICE_INDEX, Plan};
+use crate::plan::{DNS_SERVICE_INDEX, ExternalRoutes, Plan, PodCidrs, SubnetSource};
 use crate::spec::Os;
 use ipnet::Ipv4Net;
 use std::net::Ipv4Addr;
@@ -265,6 +265,50 @@ declare_rules! {
     /// kubernetes/kops subnet checks; Rancher 2.3 "Configuring Custom Clusters for Windows" (host-gw
     /// nodes "belong to the same layer 2 subnet").
     NODE_ADDRESS_OUTSIDE_HOST_SUBNETS = ("HG116", "node-address-outside-host-subnets", Error, Some(check_outside_host_subnets));
+
+    /// ### What it checks
+    /// That no host-gw route artifact (a cloud's route table, or static routes on each host) is
+    /// written from a predicted pod subnet: that of a node under `podCidrs: controller` without a
+    /// `podCidr`, not read from the cluster (`render --cluster` or `--kubectl` reads the subnets
+    /// of the nodes that joined).
+    ///
+    /// ### Why it matters
+    /// kube-controller-manager gives node subnets in the order nodes register, not in spec order.
+    /// When the workers join in another order every cloud route sends a subnet to the wrong node,
+    /// and host-gw traffic is dropped without an error. The Rancher guide reads the subnets from the
+    /// cluster (`kubectl get nodes -o custom-columns=...,routeDestination:.spec.podCIDR`) before it
+    /// writes a route.
+    ///
+    /// ### Fix
+    /// Once the nodes have joined, render the routes from the cluster
+    /// (`hybridgen render SPEC --out DIR --kubectl`, or `--cluster` with a capture); or set
+    /// `network.podCidrs: hybridgen`, so that every subnet is the plan's (docs/routes.md).
+    ///
+    /// ### References
+    /// kubernetes/kubernetes `pkg/controller/nodeipam/ipam/range_allocator.go` (subnets allocated
+    /// as nodes are added); Rancher 2.3 "Configuring Custom Clusters for Windows", "Cloud-hosted VM
+    /// Routes Configuration for Host Gateway Mode".
+    POD_CIDR_PREDICTED = ("HG117", "pod-cidr-predicted", Warning, Some(check_predicted));
+
+    /// ### What it checks
+    /// That a node's `podCidr` is not written under `network.podCidrs: controller` (the default).
+    ///
+    /// ### Why it matters
+    /// kube-controller-manager allocates every node's subnet itself and reads no pin; the kubelet's
+    /// `--pod-cidr` is used only in standalone mode. The pinned subnet is what the routes and the
+    /// plan assume, and what the node gets only by chance; a node's `spec.podCIDR` cannot change
+    /// once set.
+    ///
+    /// ### Fix
+    /// Set `network.podCidrs: hybridgen`, which turns the controller's allocation off and renders the
+    /// step that sets each node's subnet from the plan; or remove the `podCidr`.
+    ///
+    /// ### References
+    /// kubelet `--pod-cidr` ("only used in standalone mode", kubernetes/kubernetes
+    /// `cmd/kubelet/app/options/options.go`); kubeadm `getControllerManagerCommand`
+    /// (`cmd/kubeadm/app/phases/controlplane/manifests.go`: `allocate-node-cidrs` with a pod
+    /// subnet); `ValidateNodeUpdate` (`pkg/apis/core/validation/validation.go`).
+    POD_CIDR_PIN_NOT_ENFORCED = ("HG118", "pod-cidr-pin-not-enforced", Warning, Some(check_pins_enforced));
 }
 
 const CLUSTER: &str = "/network/clusterCidr";
@@ -988,6 +1032,110 @@ pub(crate) fn in_ranges(ranges: &[(u32, u32)], address: Ipv4Addr) -> bool {
     let address = u32::from(address);
     let at = ranges.partition_point(|(start, _)| *start <= address);
     at > 0 && ranges[at - 1].1 >= address
+}
+
+/// What `render` writes pod routes into, as messages name it.
+fn route_files(routes: ExternalRoutes) -> String {
+    match routes {
+        ExternalRoutes::Cloud(cloud) => {
+            format!("`routes/{0}.sh` and `routes/{0}.tf.json`", cloud.as_str())
+        }
+        ExternalRoutes::Hosts => "the `routes/hosts/` scripts".into(),
+    }
+}
+
+/// `a`, `b`, `c` and how many more.
+fn node_names(plan: &Plan, indices: &[usize]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = indices
+        .iter()
+        .take(SHOWN)
+        .filter_map(|index| plan.nodes.get(*index))
+        .map(|node| format!("`{}`", node.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if indices.len() > SHOWN {
+        text.push_str(&format!(" and {} more", indices.len() - SHOWN));
+    }
+    text
+}
+
+/// `network.podCidrs` when written, else the `network` key it belongs under.
+fn pod_cidrs_key(context: &Context) -> crate::diagnostic::Location {
+    if context.spec.network.pod_cidrs.is_some() {
+        key("/network/podCidrs")
+    } else {
+        key("/network")
+    }
+}
+
+fn check_predicted(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Some(routes) = plan.external_routes(context.spec.provider()) else {
+        return;
+    };
+    let predicted = plan.predicted_nodes();
+    if predicted.is_empty() {
+        return;
+    }
+    let names = node_names(plan, &predicted);
+    let files = route_files(routes);
+    let any_live = plan
+        .nodes
+        .iter()
+        .any(|node| node.subnet_source == SubnetSource::Live);
+    let (message, help) = if any_live {
+        (
+            format!(
+                "{} of {} nodes are not in the cluster ({names}): {files} give them predicted pod subnets, which kube-controller-manager assigns in the order nodes register",
+                predicted.len(),
+                plan.nodes.len()
+            ),
+            "join these nodes, then render the routes again with `--kubectl` (or `--cluster` with a new capture)".to_string(),
+        )
+    } else {
+        (
+            format!(
+                "{files} are written from {} predicted pod subnets ({names}): kube-controller-manager assigns node subnets in the order nodes register, not in spec order",
+                predicted.len()
+            ),
+            "render the routes from the joined cluster with `hybridgen render SPEC --out DIR --kubectl`, or set `podCidrs: hybridgen` under `network`".to_string(),
+        )
+    };
+    found.push(
+        Diagnostic::new(&POD_CIDR_PREDICTED, pod_cidrs_key(context), message)
+            .label("kube-controller-manager assigns the pod subnets")
+            .help(help),
+    );
+}
+
+fn check_pins_enforced(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if plan.pod_cidrs != PodCidrs::Controller {
+        return;
+    }
+    for (index, node) in plan.nodes.iter().enumerate() {
+        let Some(Ok(pinned)) = &node.pinned else {
+            continue;
+        };
+        let mut finding = Diagnostic::new(
+            &POD_CIDR_PIN_NOT_ENFORCED,
+            value(node_pointer(index, "podCidr")),
+            format!(
+                "node `{}` pins `podCidr` {pinned}, but with `podCidrs: controller` kube-controller-manager assigns every node's subnet itself and reads no pin",
+                node.name
+            ),
+        )
+        .label("not enforced")
+        .help("set `podCidrs: hybridgen` under `network`, so that `render` writes what gives each node its planned subnet");
+        if context.spec.network.pod_cidrs.is_some() {
+            finding = finding.related(
+                value("/network/podCidrs"),
+                "kube-controller-manager assigns the pod subnets",
+            );
+        }
+        found.push(finding);
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::declare_rules;
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::live::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode, LivePod, Matching};
 use crate::plan::version::WindowsBuild;
-use crate::plan::{NodePlan, Plan};
+use crate::plan::{NodePlan, Plan, PodCidrs, SubnetSource};
 use crate::spec::{Backend, Os, Spec};
 use ipnet::Ipv4Net;
 use serde_json::Value;
@@ -61,22 +61,30 @@ declare_rules! {
 
     /// ### What it checks
     /// Each node's `spec.podCIDR`: allocated, inside `clusterCidr`, of the planned
-    /// `nodeCidrMaskSize`, and equal to a pinned `podCidr`; and, when pods were captured, that each
-    /// pod's address lies in its node's subnet. (Subnets the spec does not pin are handed out by
-    /// kube-controller-manager in the order nodes join, so only their range and size are compared.)
+    /// `nodeCidrMaskSize`, and equal to a pinned `podCidr` (with `podCidrs: hybridgen`, to every
+    /// node's planned subnet); and, when pods were captured, that each pod's address lies in its
+    /// node's subnet. Under `podCidrs: controller` kube-controller-manager hands out the subnets the
+    /// spec does not pin in the order nodes join: when host-gw routes are rendered (a cloud's route
+    /// table, or per-host scripts), a node whose subnet is not the predicted one is a warning,
+    /// since routes rendered without the cluster send its subnet elsewhere.
     ///
     /// ### Why it matters
     /// flannel refuses a node without a podCIDR ("failed to acquire lease: node ... pod cidr not
-    /// assigned") or outside its `Network`, and a pod outside its node's subnet cannot be routed.
+    /// assigned") or outside its `Network`, a pod outside its node's subnet cannot be routed, and a
+    /// route to the wrong node drops host-gw traffic without an error.
     ///
     /// ### Fix
-    /// Let kube-controller-manager allocate node subnets from the planned range (kubeadm:
-    /// `networking.podSubnet`, as `kubeadm/kubeadm-config.yaml` sets it); re-register a node whose
-    /// subnet is wrong.
+    /// Re-render the routes from the cluster: `hybridgen render SPEC --out DIR --kubectl` (or
+    /// `--cluster` with a capture) takes each joined node's `spec.podCIDR`. Let
+    /// kube-controller-manager allocate node subnets from the planned range (kubeadm:
+    /// `networking.podSubnet`, as `kubeadm/kubeadm-config.yaml` sets it), or with
+    /// `podCidrs: hybridgen` run `pod-cidrs/assign.sh`; re-register a node whose subnet is wrong.
     ///
     /// ### References
     /// flannel-io/flannel `pkg/subnet/kube/kube.go`; flannel-io/flannel#728, #1224, #1344, #1437,
-    /// #1558; kubernetes/kubernetes#103898; MicrosoftDocs/Virtualization-Documentation#1013.
+    /// #1558; kubernetes/kubernetes#103898; MicrosoftDocs/Virtualization-Documentation#1013;
+    /// kubernetes/kubernetes `pkg/apis/core/validation/validation.go` (`ValidateNodeUpdate`: a
+    /// node's subnet is set once).
     LIVE_POD_CIDR_MISMATCH = ("HG503", "live-pod-cidr-mismatch", Error, Some(check_pod_cidrs));
 
     /// ### What it checks
@@ -323,25 +331,67 @@ fn check_node_os(context: &LiveContext, found: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The command that renders routes from the cluster, for the helps.
+const RENDER_FROM_CLUSTER: &str = "hybridgen render SPEC --out DIR --kubectl";
+
 fn check_pod_cidrs(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let subnets = check_live_subnets(context, found);
+    check_predictions(context, &subnets, found);
+    check_pod_addresses(context, &subnets, found);
+}
+
+/// HG503 on the subnets alone, without the pods: what `render --cluster` checks before it takes
+/// the joined nodes' subnets from the cluster.
+pub fn live_subnet_findings(context: &LiveContext) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    check_live_subnets(context, &mut found);
+    found
+}
+
+/// The subnet the plan holds each node to: its pin, or with `podCidrs: hybridgen` the plan's.
+fn held_subnet(planned: &NodePlan) -> Option<Ipv4Net> {
+    match (&planned.pinned, planned.subnet_source) {
+        (Some(Ok(pinned)), _) => Some(*pinned),
+        (None, SubnetSource::Assigned) => planned.pod_subnet,
+        _ => None,
+    }
+}
+
+/// Each matched node's subnet, checked: allocated, inside `clusterCidr`, of the planned size, and
+/// the one the plan holds it to. Returns the subnets read, by planned node.
+fn check_live_subnets(
+    context: &LiveContext,
+    found: &mut Vec<Diagnostic>,
+) -> BTreeMap<usize, Ipv4Net> {
     let plan = context.plan;
-    let Ok(cluster) = &plan.cluster_cidr else {
-        return;
-    };
     let mut subnets = BTreeMap::new();
+    let Ok(cluster) = &plan.cluster_cidr else {
+        return subnets;
+    };
+    let from_plan = plan.pod_cidrs == PodCidrs::Hybridgen;
     for (index, planned, live) in matched(context) {
         let Some(text) = &live.pod_cidr.value else {
+            let help = match planned.pod_subnet.filter(|_| from_plan) {
+                Some(subnet) => format!(
+                    "run `bash pod-cidrs/assign.sh` from `hybridgen render`, which gives the node {subnet}"
+                ),
+                None => format!(
+                    "let kube-controller-manager allocate node subnets from {cluster} (kubeadm: `networking.podSubnet`)"
+                ),
+            };
             found.push(
                 Diagnostic::new(
                     &LIVE_POD_CIDR_MISMATCH,
                     value(node_pointer(index, "")),
                     format!(
-                        "node `{}` has no pod subnet ({} is empty): kube-controller-manager never allocated one, and flannel refuses the node",
-                        planned.name, live.pod_cidr.source
+                        "node `{}` has no pod subnet ({} is empty): {}, and flannel refuses the node",
+                        planned.name,
+                        live.pod_cidr.source,
+                        if from_plan { "`pod-cidrs/assign.sh` has not set it yet" } else { "kube-controller-manager never allocated one" }
                     ),
                 )
                 .label("no podCIDR")
-                .help(format!("let kube-controller-manager allocate node subnets from {cluster} (kubeadm: `networking.podSubnet`)")),
+                .help(help),
             );
             continue;
         };
@@ -383,26 +433,88 @@ fn check_pod_cidrs(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                     plan.node_mask,
                 )),
             );
-        } else if let Some(Ok(pinned)) = &planned.pinned {
-            if *pinned != subnet {
-                found.push(
-                    Diagnostic::new(
-                        &LIVE_POD_CIDR_MISMATCH,
-                        value(node_pointer(index, "podCidr")),
-                        format!(
-                            "node `{}` has pod subnet {quoted}, but the spec pins {pinned}",
-                            planned.name
-                        ),
-                    )
-                    .label("pinned pod subnet")
-                    .help(format!(
-                        "pin `podCidr: {subnet}`, or re-register the node so that it gets {pinned}"
-                    )),
-                );
-            }
+        } else if let Some(held) = held_subnet(planned).filter(|held| *held != subnet) {
+            found.push(held_subnet_mismatch(
+                index, planned, &quoted, subnet, held, from_plan,
+            ));
         }
     }
-    check_pod_addresses(context, &subnets, found);
+    subnets
+}
+
+/// HG503 for a node whose subnet is not the one the plan holds it to.
+fn held_subnet_mismatch(
+    index: usize,
+    planned: &NodePlan,
+    quoted: &str,
+    subnet: Ipv4Net,
+    held: Ipv4Net,
+    from_plan: bool,
+) -> Diagnostic {
+    let name = &planned.name;
+    if planned.pinned.is_none() {
+        return Diagnostic::new(
+            &LIVE_POD_CIDR_MISMATCH,
+            value(node_pointer(index, "")),
+            format!("node `{name}` has pod subnet {quoted}, but with `podCidrs: hybridgen` the plan gives it {held}: kube-controller-manager still allocates node subnets"),
+        )
+        .label("planned pod subnet")
+        .help(format!("turn kube-controller-manager's allocation off (`allocate-node-cidrs: \"false\"`, as `kubeadm/kubeadm-config.yaml` sets it), then delete node `{name}` and join it again so that `pod-cidrs/assign.sh` gives it {held}"));
+    }
+    let help = if from_plan {
+        format!(
+            "delete node `{name}` and join it again so that `pod-cidrs/assign.sh` gives it {held}, or pin `podCidr: {subnet}`"
+        )
+    } else {
+        format!(
+            "pin `podCidr: {subnet}` as the cluster has it, and render the routes from the cluster with `{RENDER_FROM_CLUSTER}`"
+        )
+    };
+    Diagnostic::new(
+        &LIVE_POD_CIDR_MISMATCH,
+        value(node_pointer(index, "podCidr")),
+        format!("node `{name}` has pod subnet {quoted}, but the spec pins {held}"),
+    )
+    .label("pinned pod subnet")
+    .help(help)
+}
+
+/// Warnings for predicted subnets the cluster did not give, when routes are rendered from them:
+/// those routes send the subnet to another node.
+fn check_predictions(
+    context: &LiveContext,
+    subnets: &BTreeMap<usize, Ipv4Net>,
+    found: &mut Vec<Diagnostic>,
+) {
+    let plan = context.plan;
+    if plan.external_routes(context.spec.provider()).is_none() {
+        return;
+    }
+    for (index, subnet) in subnets {
+        let Some(planned) = plan.nodes.get(*index) else {
+            continue;
+        };
+        let Some(predicted) = planned.pod_subnet.filter(|predicted| {
+            planned.subnet_source == SubnetSource::Predicted && predicted != subnet
+        }) else {
+            continue;
+        };
+        found.push(
+            Diagnostic::new(
+                &LIVE_POD_CIDR_MISMATCH,
+                value(node_pointer(*index, "")),
+                format!(
+                    "node `{}` has pod subnet `{subnet}`, but the plan predicted {predicted}: host-gw routes rendered without the cluster send {predicted} to this node",
+                    planned.name
+                ),
+            )
+            .label("predicted pod subnet")
+            .help(format!(
+                "render the routes from the cluster with `{RENDER_FROM_CLUSTER}`, and apply them"
+            ))
+            .warning(),
+        );
+    }
 }
 
 /// Pods whose address lies outside their node's subnet (flannel-io/flannel#1437), at most one
@@ -858,6 +970,7 @@ fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
             ));
         }
     }
+    check_allocation(plan, config, found);
     let mask = extra_arg(config, "node-cidr-mask-size-ipv4")
         .or_else(|| extra_arg(config, "node-cidr-mask-size"));
     if let Some(mask) = mask {
@@ -877,6 +990,41 @@ fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
             ));
         }
     }
+}
+
+/// With `podCidrs: hybridgen`, kube-controller-manager must allocate no node subnet: kubeadm turns
+/// `allocate-node-cidrs` on with a pod subnet unless `extraArgs` turn it off
+/// (`getControllerManagerCommand`, kubernetes/kubernetes
+/// `cmd/kubeadm/app/phases/controlplane/manifests.go`).
+fn check_allocation(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
+    if plan.pod_cidrs != PodCidrs::Hybridgen {
+        return;
+    }
+    let allocation = extra_arg(config, "allocate-node-cidrs");
+    let off = allocation.as_ref().is_some_and(|arg| {
+        arg.value
+            .as_str()
+            .is_some_and(|text| text.trim() == "false")
+    });
+    if off {
+        return;
+    }
+    let how = match &allocation {
+        Some(arg) => format!("`allocate-node-cidrs` is `{}` ({})", arg.value, arg.source),
+        None => format!(
+            "kubeadm turns `allocate-node-cidrs` on with `networking.podSubnet` ({}, {})",
+            config.file, config.object
+        ),
+    };
+    found.push(
+        Diagnostic::new(
+            &LIVE_CLUSTER_CONFIG_MISMATCH,
+            value("/network/podCidrs"),
+            format!("kube-controller-manager allocates node subnets: {how}, but with `podCidrs: hybridgen` every node's subnet is the plan's"),
+        )
+        .label("the plan gives the pod subnets")
+        .help("set the cluster up with the rendered `kubeadm/kubeadm-config.yaml`, which sets `allocate-node-cidrs: \"false\"`"),
+    );
 }
 
 fn check_kube_proxy(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {

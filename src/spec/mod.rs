@@ -84,6 +84,35 @@ pub struct Network {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = vec!["192.168.10.0/24"])]
     pub host_subnets: Option<Vec<String>>,
+    /// Who gives each node its pod subnet. `controller` (default): kube-controller-manager, in the
+    /// order nodes register, so a subnet the spec does not pin is a prediction; routes written from
+    /// predictions send a subnet to the wrong node when nodes join in another order (render them
+    /// from the cluster with `hybridgen render --kubectl`). `hybridgen`: every node's subnet is the
+    /// plan's, and `render` writes what makes the cluster use it (docs/routes.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "controller"), example = &"hybridgen")]
+    pub pod_cidrs: Option<PodCidrs>,
+}
+
+/// Who gives each node its pod subnet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PodCidrs {
+    /// kube-controller-manager (`--allocate-node-cidrs`), in the order nodes register.
+    #[default]
+    Controller,
+    /// The plan: the controller's allocation is turned off and each node's subnet is set from the
+    /// plan as it registers.
+    Hybridgen,
+}
+
+impl PodCidrs {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodCidrs::Controller => "controller",
+            PodCidrs::Hybridgen => "hybridgen",
+        }
+    }
 }
 
 /// The flannel release and backend.
@@ -398,6 +427,7 @@ pub struct Node {
     #[schemars(example = &"192.168.10.30")]
     pub address: String,
     /// Pins the node's pod subnet. Default: the next free subnet of `clusterCidr`, in node order.
+    /// Enforced only with `network.podCidrs: hybridgen`; kube-controller-manager ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"10.244.7.0/24")]
     pub pod_cidr: Option<String>,

@@ -2,17 +2,70 @@
 //! beside `plan`: `kubectl` knows the capture commands (printed, or run through the user's own
 //! kubectl), `capture` reads the files into objects, `crate::live` reads the objects into what the
 //! checks compare, and `rules::live` compares; the findings are reported like `plan`'s, in every
-//! format.
+//! format. [`observe`] is that reading, whole: `verify` and `render --cluster` both go through it.
 
 pub mod capture;
 pub mod kubectl;
 mod prune;
 
 use crate::diagnostic::{Diagnostic, key};
-use crate::live::{LiveCluster, match_nodes};
+use crate::live::{LiveCluster, Matching, match_nodes};
 use crate::plan::Plan;
 use crate::rules;
 use crate::spec::Spec;
+use std::path::{Path, PathBuf};
+
+/// Where the cluster is read from.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// Files or directories kubectl captured.
+    Files(&'a [PathBuf]),
+    /// kubectl (a path, or a name looked up on `PATH`), run here through its current context.
+    Kubectl(&'a Path),
+}
+
+/// The cluster as the captures show it.
+pub struct Observed {
+    /// The captures, with their own findings (HG509).
+    pub captured: capture::Captured,
+    pub cluster: LiveCluster,
+    /// Which live node each planned node is.
+    pub matching: Matching,
+}
+
+/// Reads the cluster: the files, or what kubectl prints, as captures (HG509 for what is none),
+/// then the live model, then which live node each planned node is. `Err` when a file cannot be
+/// read or kubectl fails: then nothing was read.
+pub fn observe(
+    source: Source,
+    plan: &Plan,
+    annotation_prefix: Option<&str>,
+) -> Result<Observed, String> {
+    let inputs = match source {
+        Source::Files(paths) => capture::gather(paths)?,
+        Source::Kubectl(kubectl) => kubectl::run(kubectl, plan)
+            .map(|ran| {
+                ran.output.map(|bytes| capture::Input {
+                    name: ran.capture.command_line(),
+                    bytes,
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    Ok(read(inputs, plan, annotation_prefix))
+}
+
+/// The captures read, the live model built from them, and the nodes matched.
+pub fn read(inputs: Vec<capture::Input>, plan: &Plan, annotation_prefix: Option<&str>) -> Observed {
+    let captured = capture::read(inputs, &kubectl::captures(plan));
+    let cluster = crate::live::cluster::read(&captured.objects, plan, annotation_prefix);
+    let matching = match_nodes(plan, &cluster);
+    Observed {
+        captured,
+        cluster,
+        matching,
+    }
+}
 
 /// A cluster always has nodes: captures without any compare none of the plan's.
 fn no_nodes_captured(plan: &Plan) -> Diagnostic {
@@ -38,13 +91,15 @@ pub struct Comparison {
 }
 
 /// Compares the plan with the cluster.
-pub fn compare(spec: &Spec, plan: &Plan, cluster: &LiveCluster) -> Comparison {
-    let matching = match_nodes(plan, cluster);
+pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
+    let Observed {
+        cluster, matching, ..
+    } = observed;
     let mut diagnostics = rules::run_live(&rules::live::LiveContext {
         spec,
         plan,
         cluster,
-        matching: &matching,
+        matching,
     });
     if cluster.nodes.is_empty() {
         diagnostics.push(no_nodes_captured(plan));

@@ -1,7 +1,9 @@
 //! AWS: `routes/aws.sh` and `routes/aws.tf.json`.
 
 use super::terraform::{terraform_literal, terraform_name, unique_insert};
-use super::{cloud_artifacts, missing, node_cloud, node_missing, node_routes, setting};
+use super::{
+    cloud_artifacts, missing, node_cloud, node_missing, node_routes, setting, subnet_origin,
+};
 use crate::render::script::{Script, script_value, shell_quote};
 use crate::render::{Artifact, Input, RenderError};
 use serde::Serialize;
@@ -10,7 +12,7 @@ use std::collections::BTreeMap;
 #[derive(Serialize)]
 struct AwsTerraform {
     #[serde(rename = "//")]
-    comment: &'static str,
+    comment: String,
     data: AwsData,
     resource: AwsResources,
 }
@@ -49,6 +51,7 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let region = setting(&settings.region, "cloud.aws.region")?;
     let table = setting(&settings.route_table_id, "cloud.aws.routeTableId")?;
     let routes = node_routes(input.plan)?;
+    let origin = subnet_origin(input.plan)?;
 
     let mut script = Script::bash();
     script.comment(&format!(
@@ -68,6 +71,9 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         "when it exists (replace-route fails when it does not; create-route then adds it).",
     );
     script.comment("Routes of nodes that were removed from the spec are not deleted.");
+    for line in &origin {
+        script.comment(line);
+    }
     script.line("set -euo pipefail");
     script.comment(
         "awscli v2 pages its output through `less` on a terminal; a script must not wait for it.",
@@ -125,7 +131,7 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         );
     }
     let terraform = AwsTerraform {
-        comment: AWS_TF_COMMENT,
+        comment: format!("{AWS_TF_COMMENT} {}", origin.join(" ")),
         data: AwsData {
             aws_instance: lookups,
         },

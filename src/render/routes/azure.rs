@@ -3,6 +3,7 @@
 use super::terraform::{terraform_literal, terraform_name, unique_insert};
 use super::{
     cloud_artifacts, cloud_route_name, missing, node_cloud, node_missing, node_routes, setting,
+    subnet_origin,
 };
 use crate::render::script::{Script, script_value, shell_quote};
 use crate::render::{Artifact, Input, RenderError};
@@ -14,7 +15,7 @@ const AZURE_NAME_MAX: usize = 80;
 #[derive(Serialize)]
 struct AzureTerraform {
     #[serde(rename = "//")]
-    comment: &'static str,
+    comment: String,
     resource: AzureResources,
 }
 
@@ -46,6 +47,7 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let table = setting(&settings.route_table_name, "cloud.azure.routeTableName")?;
     let cluster = script_value(&spec.metadata.name, "metadata.name")?;
     let routes = node_routes(input.plan)?;
+    let origin = subnet_origin(input.plan)?;
 
     let mut script = Script::bash();
     script.comment(&format!(
@@ -61,6 +63,9 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     script.comment("Safe to re-run: `az network nic update` sets the same value again, and");
     script.comment("`az network route-table route create` updates a route that already exists.");
     script.comment("Routes of nodes that were removed from the spec are not deleted.");
+    for line in &origin {
+        script.comment(line);
+    }
     script.line("set -euo pipefail");
 
     let mut names = BTreeSet::new();
@@ -112,7 +117,7 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         )?;
     }
     let terraform = AzureTerraform {
-        comment: AZURE_TF_COMMENT,
+        comment: format!("{AZURE_TF_COMMENT} {}", origin.join(" ")),
         resource: AzureResources {
             azurerm_route: resources,
         },

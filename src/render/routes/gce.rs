@@ -3,6 +3,7 @@
 use super::terraform::{terraform_literal, terraform_name, unique_insert};
 use super::{
     cloud_artifacts, cloud_route_name, missing, node_cloud, node_missing, node_routes, setting,
+    subnet_origin,
 };
 use crate::render::script::{Script, script_value, shell_quote};
 use crate::render::{Artifact, Input, RenderError};
@@ -16,7 +17,7 @@ const GCE_ROUTE_PRIORITY: u32 = 1000;
 #[derive(Serialize)]
 struct GceTerraform {
     #[serde(rename = "//")]
-    comment: &'static str,
+    comment: String,
     resource: GceResources,
 }
 
@@ -49,6 +50,7 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let network = setting(&settings.network, "cloud.gce.network")?;
     let cluster = script_value(&spec.metadata.name, "metadata.name")?;
     let routes = node_routes(input.plan)?;
+    let origin = subnet_origin(input.plan)?;
 
     let mut script = Script::bash();
     script.comment(&format!(
@@ -66,6 +68,9 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     );
     script.comment("changed: when a node's pod subnet or zone changes, delete its route first");
     script.comment("(gcloud compute routes delete NAME --project PROJECT). Routes of removed nodes are not deleted.");
+    for line in &origin {
+        script.comment(line);
+    }
     script.line("set -euo pipefail");
     script.blank();
     script.echo("NOTE: each node instance must have been created with --can-ip-forward; this script cannot turn it on.");
@@ -121,7 +126,7 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         )?;
     }
     let terraform = GceTerraform {
-        comment: GCE_TF_COMMENT,
+        comment: format!("{GCE_TF_COMMENT} {}", origin.join(" ")),
         resource: GceResources {
             google_compute_route: resources,
         },

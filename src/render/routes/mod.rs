@@ -18,9 +18,9 @@ mod terraform;
 
 use super::script::{Script, script_value};
 use super::{Artifact, Input, RenderError};
-use crate::plan::Plan;
-use crate::spec::{Backend, NodeCloud, Os, Provider, Spec};
-use hosts::{host_script_path, routed_hosts};
+use crate::plan::{ExternalRoutes, Plan, SubnetSource};
+use crate::spec::{NodeCloud, Os, Provider, Spec};
+use hosts::host_script_path;
 use ipnet::Ipv4Net;
 use serde::Serialize;
 use std::net::Ipv4Addr;
@@ -28,25 +28,17 @@ use std::net::Ipv4Addr;
 /// The files `render` writes here, without rendering them.
 pub fn paths(input: &Input) -> Result<Vec<String>, RenderError> {
     let mut paths = vec![ROUTES_PATH.to_string()];
-    if input.plan.flannel.backend != Backend::HostGw {
-        return Ok(paths);
-    }
-    let cloud = |name: &str| {
-        [
-            format!("routes/{name}.sh"),
-            format!("routes/{name}.tf.json"),
-        ]
-    };
-    match input.spec.provider() {
-        Provider::Aws => paths.extend(cloud("aws")),
-        Provider::Gce => paths.extend(cloud("gce")),
-        Provider::Azure => paths.extend(cloud("azure")),
-        Provider::None if routed_hosts(input.plan) => {
+    match input.plan.external_routes(input.spec.provider()) {
+        Some(ExternalRoutes::Cloud(cloud)) => paths.extend([
+            format!("routes/{}.sh", cloud.as_str()),
+            format!("routes/{}.tf.json", cloud.as_str()),
+        ]),
+        Some(ExternalRoutes::Hosts) => {
             for node in &input.plan.nodes {
                 paths.push(host_script_path(&node.name, node.os)?);
             }
         }
-        Provider::None => {}
+        None => {}
     }
     Ok(paths)
 }
@@ -55,15 +47,14 @@ const ROUTES_PATH: &str = "routes/routes.json";
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let mut artifacts = vec![routes_json(input)?];
-    if input.plan.flannel.backend != Backend::HostGw {
-        // vxlan encapsulates between node addresses: nothing outside flannel routes pod subnets.
-        return Ok(artifacts);
-    }
-    match input.spec.provider() {
-        Provider::Aws => artifacts.extend(aws::render(input)?),
-        Provider::Gce => artifacts.extend(gce::render(input)?),
-        Provider::Azure => artifacts.extend(azure::render(input)?),
-        Provider::None => artifacts.extend(hosts::render(input)?),
+    // vxlan encapsulates between node addresses, and host-gw on one L2 network is flannel's own:
+    // nothing else routes pod subnets there.
+    match input.plan.external_routes(input.spec.provider()) {
+        Some(ExternalRoutes::Cloud(Provider::Aws)) => artifacts.extend(aws::render(input)?),
+        Some(ExternalRoutes::Cloud(Provider::Gce)) => artifacts.extend(gce::render(input)?),
+        Some(ExternalRoutes::Cloud(Provider::Azure)) => artifacts.extend(azure::render(input)?),
+        Some(ExternalRoutes::Hosts) => artifacts.extend(hosts::render(input)?),
+        Some(ExternalRoutes::Cloud(Provider::None)) | None => {}
     }
     Ok(artifacts)
 }
@@ -84,6 +75,8 @@ struct RouteEntry<'a> {
     next_hop: Ipv4Addr,
     node: &'a str,
     os: &'static str,
+    /// `predicted`, `assigned`, `pinned` or `live`: how far the destination can be trusted.
+    pod_cidr_source: &'static str,
 }
 
 fn routes_json(input: &Input) -> Result<Artifact, RenderError> {
@@ -103,6 +96,7 @@ fn routes_json(input: &Input) -> Result<Artifact, RenderError> {
                 next_hop: route.next_hop,
                 node: &node.name,
                 os: node.os.as_str(),
+                pod_cidr_source: node.subnet_source.as_str(),
             })
         })
         .collect::<Result<Vec<_>, RenderError>>()?;
@@ -165,6 +159,59 @@ pub(super) fn node_routes(plan: &Plan) -> Result<Vec<NodeRoute<'_>>, RenderError
             })
         })
         .collect()
+}
+
+/// Where the route files' pod subnets come from, for the top of each: a route file written from
+/// predictions says so, and names the nodes (HG117).
+pub(super) fn subnet_origin(plan: &Plan) -> Result<Vec<String>, RenderError> {
+    const SOURCES: [(SubnetSource, &str); 4] = [
+        (
+            SubnetSource::Live,
+            "live (the node's spec.podCIDR in the cluster)",
+        ),
+        (SubnetSource::Pinned, "pinned (podCidr in the spec)"),
+        (
+            SubnetSource::Assigned,
+            "assigned (set from the plan by pod-cidrs/assign.sh)",
+        ),
+        (SubnetSource::Predicted, "predicted"),
+    ];
+    let counts: Vec<String> = SOURCES
+        .iter()
+        .filter_map(|(source, what)| {
+            let count = plan
+                .nodes
+                .iter()
+                .filter(|node| node.subnet_source == *source)
+                .count();
+            (count > 0).then(|| format!("{count} {what}"))
+        })
+        .collect();
+    let mut lines = vec![format!("Pod subnets: {}.", counts.join(", "))];
+    let predicted = plan.predicted_nodes();
+    if predicted.is_empty() {
+        return Ok(lines);
+    }
+    /// Names shown before `and N more`.
+    const SHOWN: usize = 6;
+    let mut names = Vec::new();
+    for index in predicted.iter().take(SHOWN) {
+        let node = plan.nodes.get(*index).ok_or_else(|| missing("node"))?;
+        names.push(script_value(&node.name, "node name")?.to_string());
+    }
+    let mut named = names.join(", ");
+    if predicted.len() > SHOWN {
+        named.push_str(&format!(" and {} more", predicted.len() - SHOWN));
+    }
+    lines.extend([
+        format!("PREDICTED, not assigned: {named}."),
+        "kube-controller-manager gives node subnets in the order nodes register, so a predicted subnet is"
+            .into(),
+        "the node's only if the nodes register in spec order. Once they have joined, render these routes"
+            .into(),
+        "from the cluster: hybridgen render SPEC --out DIR --kubectl (or --cluster CAPTURE-DIR).".into(),
+    ]);
+    Ok(lines)
 }
 
 pub(super) fn node_cloud<'a>(spec: &'a Spec, route: &NodeRoute) -> Option<&'a NodeCloud> {
