@@ -547,19 +547,17 @@ fn served_objects(case: &Case) -> Vec<serde_json::Value> {
     objects
 }
 
-/// `hybridgen verify --kubectl KUBECTL --format json` against a server holding `case`'s objects.
-fn verify_through_kubectl(kubectl: &Path, case: &Case) -> (Output, Vec<String>) {
-    let server = ApiServer::start(served_objects(case));
+/// Runs `command` with kubectl's current context on `server` (a kubeconfig and a home of its own,
+/// named `name`, and no proxy), from the repository root.
+fn run_against(server: &ApiServer, name: &str, command: &mut Command) -> Output {
     let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join("kubectl-home")
-        .join(&case.name);
+        .join(name);
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
     let kubeconfig = home.join("config");
     std::fs::write(&kubeconfig, server.kubeconfig()).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
-        .args(["verify", EXAMPLE, "--format", "json"])
-        .arg(format!("--kubectl={}", kubectl.display()))
+    command
         .current_dir(root())
         .env("KUBECONFIG", &kubeconfig)
         .env("HOME", &home) // kubectl's discovery cache
@@ -568,7 +566,24 @@ fn verify_through_kubectl(kubectl: &Path, case: &Case) -> (Output, Vec<String>) 
         .env_remove("http_proxy")
         .env_remove("https_proxy")
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// `hybridgen verify SPEC --kubectl KUBECTL --format json` against `server`.
+fn verify_against(kubectl: &Path, server: &ApiServer, spec: &str, name: &str) -> Output {
+    run_against(
+        server,
+        name,
+        Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+            .args(["verify", spec, "--format", "json"])
+            .arg(format!("--kubectl={}", kubectl.display())),
+    )
+}
+
+/// `hybridgen verify --kubectl KUBECTL --format json` against a server holding `case`'s objects.
+fn verify_through_kubectl(kubectl: &Path, case: &Case) -> (Output, Vec<String>) {
+    let server = ApiServer::start(served_objects(case));
+    let output = verify_against(kubectl, &server, EXAMPLE, &case.name);
     let requests = server.requests.lock().unwrap().clone();
     (output, requests)
 }
@@ -687,4 +702,170 @@ fn the_flannel_annotation_prefix_is_found_given_or_reported_missing() {
         wrong.contains("no node has flannel annotations under `flannel.example.com/`"),
         "{wrong}"
     );
+}
+
+/// The spec whose nodes take their pod subnets from the plan (`podCidrs: hybridgen`), and the
+/// capture of its cluster once they have them.
+const FROM_THE_PLAN: &str = "tests/fixtures/render/kubeadm-1.33-pod-cidrs-from-the-plan.yaml";
+const FROM_THE_PLAN_CASE: &str = "healthy-pod-cidrs-from-the-plan";
+
+/// The captured cluster as it is before `pod-cidrs/assign.sh`: every node registered, in another
+/// order than the spec's, without a pod subnet.
+fn registered_without_subnets() -> Vec<serde_json::Value> {
+    let mut objects = served_objects(&load_case(FROM_THE_PLAN_CASE));
+    for node in objects.iter_mut().filter(|object| object["kind"] == "Node") {
+        let spec = node["spec"].as_object_mut().unwrap();
+        spec.remove("podCIDR");
+        spec.remove("podCIDRs");
+    }
+    objects
+}
+
+/// `pod-cidrs/assign.sh` as `render` writes it for the spec, in a scratch directory.
+fn assign_script() -> PathBuf {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("assign-script");
+    let _ = std::fs::remove_dir_all(&out);
+    let rendered = hybridgen(&[
+        "render",
+        FROM_THE_PLAN,
+        "--out",
+        out.to_str().unwrap(),
+        "--allow-missing-secrets",
+    ]);
+    assert_eq!(
+        rendered.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    out.join("pod-cidrs/assign.sh")
+}
+
+fn run_script(kubectl: &Path, server: &ApiServer, script: &Path, name: &str) -> Output {
+    run_against(
+        server,
+        name,
+        Command::new("bash").arg(script).env("KUBECTL", kubectl),
+    )
+}
+
+fn patched(server: &ApiServer) -> Vec<String> {
+    server
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|request| request.starts_with("PATCH"))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn the_assign_script_gives_every_node_its_planned_subnet_and_verify_agrees() {
+    let Some(kubectl) = test_kubectl() else {
+        return;
+    };
+    let script = assign_script();
+    let server = ApiServer::start(registered_without_subnets());
+    // Before: verify sees nodes without subnets, and names the script.
+    let before = verify_against(&kubectl, &server, FROM_THE_PLAN, "assign-before");
+    assert_eq!(before.status.code(), Some(1), "{}", stdout(&before));
+    assert!(
+        stdout(&before).contains("run `bash pod-cidrs/assign.sh`"),
+        "{}",
+        stdout(&before)
+    );
+
+    let ran = run_script(&kubectl, &server, &script, "assign-run");
+    assert_eq!(
+        ran.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&ran),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert!(
+        stdout(&ran).contains("win-worker-1: pod subnet set to 10.244.9.0/24"),
+        "{}",
+        stdout(&ran)
+    );
+    assert_eq!(patched(&server).len(), 4, "{:?}", patched(&server));
+    // Each node holds its planned subnet in both fields, as flanneld reads them.
+    let planned = [
+        ("control-0", "10.244.0.0/24"),
+        ("linux-worker-0", "10.244.1.0/24"),
+        ("win-worker-0", "10.244.2.0/24"),
+        ("win-worker-1", "10.244.9.0/24"),
+    ];
+    for (name, subnet) in planned {
+        let objects = server.objects.lock().unwrap();
+        let node = objects
+            .iter()
+            .find(|o| o["kind"] == "Node" && o["metadata"]["name"] == name)
+            .unwrap();
+        assert_eq!(node["spec"]["podCIDR"], subnet, "{name}");
+        assert_eq!(
+            node["spec"]["podCIDRs"],
+            serde_json::json!([subnet]),
+            "{name}"
+        );
+    }
+
+    // The capture of the result is what the plan says: no finding.
+    let after = verify_against(&kubectl, &server, FROM_THE_PLAN, "assign-after");
+    let report: serde_json::Value = serde_json::from_slice(&after.stdout).unwrap();
+    assert_eq!(after.status.code(), Some(0), "{report:#}");
+    assert_eq!(
+        report["diagnostics"].as_array().unwrap().len(),
+        0,
+        "{report:#}"
+    );
+
+    // Run again: nothing left to patch.
+    let again = run_script(&kubectl, &server, &script, "assign-again");
+    assert_eq!(again.status.code(), Some(0), "{}", stdout(&again));
+    assert_eq!(patched(&server).len(), 4);
+}
+
+#[test]
+fn the_assign_script_leaves_a_node_holding_another_subnet_and_waits_for_absent_ones() {
+    let Some(kubectl) = test_kubectl() else {
+        return;
+    };
+    let script = assign_script();
+    // linux-worker-0 got a subnet from the controller before its allocation was turned off.
+    let mut objects = registered_without_subnets();
+    for node in objects
+        .iter_mut()
+        .filter(|o| o["metadata"]["name"] == "linux-worker-0")
+    {
+        node["spec"]["podCIDR"] = "10.244.7.0/24".into();
+        node["spec"]["podCIDRs"] = serde_json::json!(["10.244.7.0/24"]);
+    }
+    let server = ApiServer::start(objects);
+    let ran = run_script(&kubectl, &server, &script, "assign-conflict");
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!(ran.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("linux-worker-0: holds 10.244.7.0/24, but the plan gives it 10.244.1.0/24"),
+        "{stderr}"
+    );
+    assert!(
+        !patched(&server)
+            .iter()
+            .any(|r| r.ends_with("/linux-worker-0"))
+    );
+
+    // win-worker-1 has not joined yet: the others get theirs, and the script says who is missing.
+    let mut objects = registered_without_subnets();
+    objects.retain(|o| o["metadata"]["name"] != "win-worker-1");
+    let server = ApiServer::start(objects);
+    let ran = run_script(&kubectl, &server, &script, "assign-pending");
+    assert_eq!(ran.status.code(), Some(3), "{}", stdout(&ran));
+    assert!(
+        stdout(&ran).contains("1 nodes have not registered yet: win-worker-1"),
+        "{}",
+        stdout(&ran)
+    );
+    assert_eq!(patched(&server).len(), 3);
 }
