@@ -168,6 +168,39 @@ mod tests {
     }
 
     #[test]
+    fn pod_subnets_from_the_plan_turn_the_controller_managers_allocation_off() {
+        for (version, list) in [("1.16.2", false), ("1.31.2", true)] {
+            let artifacts = render_spec(|text| {
+                text.replace(
+                    "  serviceCidr: 10.96.0.0/12",
+                    "  serviceCidr: 10.96.0.0/12\n  nodeCidrMaskSize: 25\n  maxPodsPerNode: 100\n  podCidrs: hybridgen",
+                )
+                .replace("version: \"1.16.2\"", &format!("version: \"{version}\""))
+            });
+            let docs = documents(&artifacts[0].contents);
+            let args = &docs[0]["controllerManager"]["extraArgs"];
+            let arg = |name: &str| -> serde_yaml::Value {
+                if list {
+                    args.as_sequence()
+                        .unwrap()
+                        .iter()
+                        .find(|arg| arg["name"] == name)
+                        .map(|arg| arg["value"].clone())
+                        .unwrap()
+                } else {
+                    args[name].clone()
+                }
+            };
+            assert_eq!(arg("allocate-node-cidrs"), "false", "{version}");
+            assert!(
+                matches!(arg(node_mask_flag(&Release::parse(version).unwrap())), serde_yaml::Value::String(mask) if mask == "25")
+            );
+        }
+        let controller = render_spec(|text| text);
+        assert!(!controller[0].contents.contains("allocate-node-cidrs"));
+    }
+
+    #[test]
     fn rke_options_are_strings() {
         let artifacts = render_spec(|text| text);
         let docs = documents(&artifacts[1].contents);

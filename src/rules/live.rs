@@ -490,8 +490,8 @@ fn check_predictions(
     if plan.external_routes(context.spec.provider()).is_none() {
         return;
     }
-    for (index, subnet) in subnets {
-        let Some(planned) = plan.nodes.get(*index) else {
+    for (index, planned, live) in matched(context) {
+        let Some(subnet) = subnets.get(&index) else {
             continue;
         };
         let Some(predicted) = planned.pod_subnet.filter(|predicted| {
@@ -502,10 +502,10 @@ fn check_predictions(
         found.push(
             Diagnostic::new(
                 &LIVE_POD_CIDR_MISMATCH,
-                value(node_pointer(*index, "")),
+                value(node_pointer(index, "")),
                 format!(
-                    "node `{}` has pod subnet `{subnet}`, but the plan predicted {predicted}: host-gw routes rendered without the cluster send {predicted} to this node",
-                    planned.name
+                    "node `{}` has pod subnet `{subnet}` ({}), but the plan predicted {predicted}: host-gw routes rendered without the cluster send {predicted} to this node",
+                    planned.name, live.pod_cidr.source
                 ),
             )
             .label("predicted pod subnet")
