@@ -675,3 +675,106 @@ pub fn default_images(build: u32) -> Images {
         servercore: format!("mcr.microsoft.com/windows/servercore:{core_tag}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(extra_network: &str, pin: &str) -> Plan {
+        let yaml = format!(
+            "apiVersion: hybridgen/v1
+kind: Cluster
+metadata: {{name: demo}}
+kubernetes: {{version: \"1.30.2\"}}
+network:
+  clusterCidr: 10.244.0.0/16
+  serviceCidr: 10.96.0.0/12
+{extra_network}flannel: {{backend: host-gw}}
+cloud: {{provider: gce}}
+nodes:
+  - {{name: a, os: linux, roles: [controlplane, etcd, worker], address: 192.168.10.10}}
+  - {{name: b, os: linux, roles: [worker], address: 192.168.10.20{pin}}}
+  - {{name: c, os: linux, roles: [worker], address: 192.168.10.30}}
+"
+        );
+        Plan::build(&serde_yaml::from_str(&yaml).unwrap())
+    }
+
+    fn shown(plan: &Plan) -> Vec<String> {
+        plan.nodes
+            .iter()
+            .map(|node| {
+                format!(
+                    "{} {} {}",
+                    node.name,
+                    node.pod_subnet.map_or("-".into(), |s| s.to_string()),
+                    node.subnet_source.as_str()
+                )
+            })
+            .collect()
+    }
+
+    fn net(text: &str) -> Option<Ipv4Net> {
+        Some(text.parse().unwrap())
+    }
+
+    #[test]
+    fn subnets_are_predicted_pinned_or_assigned_by_mode() {
+        assert_eq!(
+            shown(&plan("", ", podCidr: 10.244.7.0/24")),
+            [
+                "a 10.244.0.0/24 predicted",
+                "b 10.244.7.0/24 pinned",
+                "c 10.244.1.0/24 predicted"
+            ]
+        );
+        let from_plan = plan("  podCidrs: hybridgen\n", "");
+        assert_eq!(from_plan.pod_cidrs, PodCidrs::Hybridgen);
+        assert!(from_plan.predicted_nodes().is_empty());
+        assert_eq!(from_plan.nodes[2].subnet_source, SubnetSource::Assigned);
+    }
+
+    #[test]
+    fn live_subnets_replace_predictions_and_the_rest_take_what_no_joined_node_holds() {
+        let predicted = plan("", "");
+        // c registered before b and took the subnet spec order predicts for b; b has not joined.
+        let live = predicted.with_live_subnets(&[net("10.244.0.0/24"), None, net("10.244.1.0/24")]);
+        assert_eq!(
+            shown(&live),
+            [
+                "a 10.244.0.0/24 live",
+                "b 10.244.2.0/24 predicted",
+                "c 10.244.1.0/24 live"
+            ]
+        );
+        assert_eq!(live.predicted_nodes(), [1]);
+        let routes: Vec<String> = live
+            .routes
+            .iter()
+            .map(|route| format!("{} {}", route.destination, route.next_hop))
+            .collect();
+        assert_eq!(
+            routes,
+            [
+                "10.244.0.0/24 192.168.10.10",
+                "10.244.2.0/24 192.168.10.20",
+                "10.244.1.0/24 192.168.10.30"
+            ]
+        );
+        assert_eq!(live.nodes[2].usable_pod_addresses, 253);
+    }
+
+    #[test]
+    fn external_routes_only_for_host_gw_off_flannels_own_network() {
+        let on_gce = plan("", "");
+        assert_eq!(
+            on_gce.external_routes(Provider::Gce),
+            Some(ExternalRoutes::Cloud(Provider::Gce))
+        );
+        // One /24 for every node: flannel's host-gw routes them itself.
+        assert_eq!(on_gce.external_routes(Provider::None), None);
+        let mut vxlan = on_gce.clone();
+        vxlan.flannel.backend = Backend::Vxlan;
+        assert_eq!(vxlan.external_routes(Provider::Gce), None);
+    }
+}

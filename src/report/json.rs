@@ -1,14 +1,18 @@
 //! `--format json`: one document with every finding; the shape is documented in the README and
 //! kept stable (`version` changes if it ever must change).
 
-use super::{FileReport, Place, Totals, rule_url};
+use super::{FileReport, Place, PodSubnets, Totals, pod_subnets, rule_url};
 use serde::Serialize;
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Output<'a> {
     version: u32,
     diagnostics: Vec<Entry<'a>>,
     summary: Summary,
+    /// Each planned spec's node subnets and where they come from (absent when none planned).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pod_subnets: Vec<PodSubnets<'a>>,
 }
 
 #[derive(Serialize)]
@@ -97,6 +101,7 @@ pub fn render(reports: &[FileReport]) -> String {
             errors: totals.errors,
             warnings: totals.warnings,
         },
+        pod_subnets: pod_subnets(reports),
     };
     let mut text = serde_json::to_string_pretty(&output).unwrap_or_default();
     text.push('\n');

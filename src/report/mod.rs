@@ -139,6 +139,51 @@ fn visible(source: &SourceFile, span: Range<usize>) -> Range<usize> {
     }
 }
 
+/// A planned spec's pod subnets for the machine formats (`podSubnets` in JSON, a property of the
+/// SARIF run): each node's subnet and where it comes from, so that a prediction reads as one.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSubnets<'a> {
+    pub file: &'a str,
+    /// `controller` or `hybridgen`.
+    pub pod_cidrs: &'static str,
+    pub nodes: Vec<NodeSubnet<'a>>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSubnet<'a> {
+    pub name: &'a str,
+    /// `None` when the cluster network has no subnet left for the node.
+    pub pod_cidr: Option<String>,
+    /// `predicted`, `assigned`, `pinned` or `live`.
+    pub source: &'static str,
+}
+
+/// The pod subnets of every report that planned.
+pub fn pod_subnets<'a>(reports: &'a [FileReport]) -> Vec<PodSubnets<'a>> {
+    reports
+        .iter()
+        .filter_map(|report| {
+            let planned = report.planned?;
+            Some(PodSubnets {
+                file: report.name(),
+                pod_cidrs: planned.plan.pod_cidrs.as_str(),
+                nodes: planned
+                    .plan
+                    .nodes
+                    .iter()
+                    .map(|node| NodeSubnet {
+                        name: &node.name,
+                        pod_cidr: node.pod_subnet.map(|subnet| subnet.to_string()),
+                        source: node.subnet_source.as_str(),
+                    })
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
 /// Totals over every file of a run.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Totals {

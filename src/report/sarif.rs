@@ -1,7 +1,7 @@
 //! `--format sarif`: SARIF 2.1.0 for GitHub code scanning. Every rule is listed once, in code
 //! order; results refer to them by id and index.
 
-use super::{FileReport, Place, rule_url};
+use super::{FileReport, Place, pod_subnets, rule_url};
 use crate::diagnostic::Severity;
 use crate::rules;
 use serde_json::{Value, json};
@@ -59,7 +59,8 @@ pub fn render(reports: &[FileReport]) -> String {
             })
         })
         .collect();
-    let document = json!({
+    let subnets = pod_subnets(reports);
+    let mut document = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -72,6 +73,10 @@ pub fn render(reports: &[FileReport]) -> String {
             "results": results,
         }],
     });
+    if !subnets.is_empty() {
+        // A property bag (SARIF 2.1.0 §3.8): each planned spec's node subnets and their source.
+        document["runs"][0]["properties"] = json!({"podSubnets": subnets});
+    }
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
     text
