@@ -624,6 +624,12 @@ fn render(args: RenderArgs) -> Outcome {
         return Outcome::Errors;
     }
     let (secrets, unset) = crate::render::secrets::from_environment(spec, plan);
+    let malformed = crate::render::secrets::format_findings(spec, &secrets);
+    if !malformed.is_empty() {
+        complain_findings(&checked, &malformed);
+        complain("nothing was rendered; correct the variables");
+        return Outcome::Errors;
+    }
     if !unset.is_empty() && !args.check {
         let findings =
             crate::render::secrets::unset_findings(spec, &unset, args.allow_missing_secrets);
@@ -654,6 +660,21 @@ fn render(args: RenderArgs) -> Outcome {
     };
     let out = &args.out;
     if args.check {
+        let placeholders = crate::render::secrets::placeholders_on_disk(out, &artifacts);
+        if !placeholders.is_empty() {
+            let mut text = String::new();
+            for (path, variable) in &placeholders {
+                text.push_str(&format!(
+                    "{path} in {} still holds the placeholder for `{variable}`\n",
+                    out.display()
+                ));
+            }
+            text.push_str(&format!(
+                "set the variables and run `hybridgen render {name} --out {}` before deploying\n",
+                out.display()
+            ));
+            return emit(&text, Outcome::Errors);
+        }
         return match crate::render::write::check(out, &artifacts) {
             Ok(drift) if drift.is_empty() => emit(
                 &format!(

@@ -188,7 +188,16 @@ fn one_network_name_vni_port_and_ranges_everywhere() {
             "{name}: cniVersion {version} is not one the bundled sdnoverlay/sdnbridge accept"
         );
 
-        // Both DaemonSets reach the API server where the nodes join it, not through the Service.
+        // With kube-proxy DSR on, the delegate lets a pod reach a Service it backs itself.
+        let dsr = proxy_env["ENABLE_DSR"] == "true";
+        assert_eq!(
+            delegate["optionalFlags"]["loopbackDSR"].as_bool(),
+            dsr.then_some(true),
+            "{name}: loopbackDSR"
+        );
+
+        // flanneld reaches the API server where the nodes join it, not through the Service;
+        // kube-proxy reads kubeadm's kubeconfig and is given no endpoint.
         let join = documents(
             &files[&files
                 .keys()
@@ -200,29 +209,54 @@ fn one_network_name_vni_port_and_ranges_everywhere() {
             &join[0]["discovery"]["bootstrapToken"]["apiServerEndpoint"],
             "endpoint",
         );
-        for env in [&proxy_env, &flannel_env] {
+        assert_eq!(
+            format!(
+                "{}:{}",
+                flannel_env["KUBERNETES_SERVICE_HOST"], flannel_env["KUBERNETES_SERVICE_PORT"]
+            ),
+            endpoint,
+            "{name}: API endpoint"
+        );
+        assert!(
+            !proxy_env.contains_key("KUBERNETES_SERVICE_HOST"),
+            "{name}: kube-proxy is given an endpoint it does not read"
+        );
+
+        // Each node's address comes from the node (the kubelet's --node-ip, the planned address),
+        // so the DaemonSets name no node: adding one touches nothing cluster-wide.
+        for daemonset in [
+            object(&windows, "DaemonSet", "kube-flannel-ds-windows"),
+            object(&proxy, "DaemonSet", "kube-proxy-windows"),
+        ] {
+            let host_ip = daemonset["spec"]["template"]["spec"]["containers"][0]["env"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .find(|var| var["name"] == "NODE_IP")
+                .unwrap_or_else(|| panic!("{name}: no NODE_IP"));
             assert_eq!(
-                format!(
-                    "{}:{}",
-                    env["KUBERNETES_SERVICE_HOST"], env["KUBERNETES_SERVICE_PORT"]
-                ),
-                endpoint,
-                "{name}: API endpoint"
+                host_ip["valueFrom"]["fieldRef"]["fieldPath"],
+                "status.hostIP"
             );
         }
-
-        // Each Windows node's planned address is the one flanneld binds to.
-        let addresses: Json = serde_json::from_str(text(
-            &object(&windows, "ConfigMap", "kube-flannel-windows-cfg")["data"]["node-addresses.json"],
-            "node-addresses.json",
-        ))
-        .unwrap();
         for node in plan["nodes"].as_array().unwrap() {
-            if node["os"] == "windows" {
-                assert_eq!(
-                    addresses[node["name"].as_str().unwrap()],
-                    node["address"],
-                    "{name}"
+            if node["os"] != "windows" {
+                continue;
+            }
+            let node_name = node["name"].as_str().unwrap();
+            let address = node["address"].as_str().unwrap();
+            let script = &files[&format!("windows/{node_name}/join.ps1")];
+            assert!(
+                script.contains(&format!("'--node-ip={address}'")),
+                "{name}: {node_name}'s kubelet registers its planned address"
+            );
+            for manifest in [
+                "windows/kube-flannel-windows.yml",
+                "windows/kube-proxy-windows.yml",
+            ] {
+                assert!(
+                    !files[manifest].contains(address),
+                    "{name}: {manifest} names {node_name}'s address"
                 );
             }
         }
@@ -230,8 +264,9 @@ fn one_network_name_vni_port_and_ranges_everywhere() {
 }
 
 /// The start scripts turn those settings into the arguments: kube-proxy's network name, cluster
-/// CIDR and source VIP from the DaemonSet's environment, flanneld's interface from the planned
-/// address.
+/// CIDR and source VIP from the DaemonSet's environment, flanneld's interface from the address
+/// the kubelet registered; both read their token under the sandbox mount point, which holds it in
+/// both containerd mount layouts.
 #[test]
 fn the_start_scripts_use_the_rendered_settings() {
     let (_, files) = hostprocess_renders().swap_remove(0);
@@ -252,9 +287,12 @@ fn the_start_scripts_use_the_rendered_settings() {
     }
     let flannel = &files["windows/images/flannel/start.ps1"];
     for needle in [
-        "$address = $planned.$nodeName",
+        "$address = $env:NODE_IP",
         "\"--iface=$address\"",
         "--kube-subnet-mgr",
+        "$account = \"$mount/var/run/secrets/kubernetes.io/serviceaccount\"",
+        "tokenFile = \"$account/token\"",
+        "\"--kubeconfig-file=$kubeconfig\"",
     ] {
         assert!(flannel.contains(needle), "flannel start.ps1 lacks {needle}");
     }
@@ -262,6 +300,19 @@ fn the_start_scripts_use_the_rendered_settings() {
         !flannel.contains("Ethernet"),
         "no adapter name is hard-coded"
     );
+    // In-cluster configuration would read the token at /var/run/secrets itself, which only the
+    // bind-mount layout provides.
+    for script in [flannel, proxy] {
+        for line in script
+            .lines()
+            .filter(|line| line.contains("/var/run/secrets"))
+        {
+            assert!(
+                line.trim_start().starts_with('#') || line.contains("$mount/var/run/secrets"),
+                "reads the token outside the sandbox: {line}"
+            );
+        }
+    }
 }
 
 /// What kubeadm's kube-proxy DaemonSet selects and labels (kubernetes
