@@ -196,6 +196,13 @@ fn one_network_name_vni_port_and_ranges_everywhere() {
             "{name}: loopbackDSR"
         );
 
+        // On a cloud, kube-proxy's start script restores the route to the metadata service.
+        assert_eq!(
+            proxy_env["METADATA_ROUTE"],
+            (plan["cloud"] != "none").to_string(),
+            "{name}: METADATA_ROUTE"
+        );
+
         // flanneld reaches the API server where the nodes join it, not through the Service;
         // kube-proxy reads kubeadm's kubeconfig and is given no endpoint.
         let join = documents(
@@ -571,4 +578,134 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+fn hybridgen_with(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hybridgen"));
+    command
+        .args(args)
+        .current_dir(root())
+        .env_remove("KUBEADM_TOKEN")
+        .env_remove("KUBEADM_CA_HASH")
+        .envs(env.iter().copied());
+    command.output().unwrap()
+}
+
+#[test]
+fn secrets_from_the_environment_are_checked_before_anything_is_written() {
+    let out = std::env::temp_dir().join(format!("hybridgen-windows-env-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let out_text = out.to_str().unwrap();
+    let render = ["render", EXAMPLE, "--out", out_text];
+    // A shell capture's line break, and a hash without its prefix.
+    let token_with_newline = format!("{TOKEN}\n");
+    let hash_without_prefix = CA_HASH.trim_start_matches("sha256:");
+    for (token, hash, field) in [
+        (token_with_newline.as_str(), CA_HASH, "KUBEADM_TOKEN"),
+        (TOKEN, hash_without_prefix, "KUBEADM_CA_HASH"),
+    ] {
+        let refused = hybridgen_with(
+            &render,
+            &[("KUBEADM_TOKEN", token), ("KUBEADM_CA_HASH", hash)],
+        );
+        assert_eq!(refused.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            stderr.contains("HG010") && stderr.contains(&format!("`{field}`")),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains(TOKEN) && !stderr.contains(hash_without_prefix),
+            "{stderr}"
+        );
+        assert!(!out.exists(), "something was written");
+    }
+}
+
+#[test]
+fn check_fails_while_a_file_holds_a_placeholder() {
+    let out = std::env::temp_dir().join(format!(
+        "hybridgen-windows-placeholder-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&out);
+    let out_text = out.to_str().unwrap();
+    let placeholders = hybridgen_with(
+        &[
+            "render",
+            EXAMPLE,
+            "--out",
+            out_text,
+            "--allow-missing-secrets",
+        ],
+        &[],
+    );
+    assert_eq!(
+        placeholders.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&placeholders.stderr)
+    );
+    let check = ["render", EXAMPLE, "--out", out_text, "--check"];
+    for env in [
+        &[][..],
+        &[("KUBEADM_TOKEN", TOKEN), ("KUBEADM_CA_HASH", CA_HASH)][..],
+    ] {
+        let stale = hybridgen_with(&check, env);
+        assert_eq!(stale.status.code(), Some(1));
+        let report = String::from_utf8_lossy(&stale.stdout);
+        assert!(
+            report.contains(
+                "windows/win-worker-0/kubeadm-join.yaml in "
+                    .to_string()
+                    .as_str()
+            ) && report.contains("still holds the placeholder for `KUBEADM_TOKEN`"),
+            "{report}"
+        );
+    }
+    // Rendered again with the secrets, the files are complete and up to date.
+    let complete = hybridgen_with(
+        &["render", EXAMPLE, "--out", out_text],
+        &[("KUBEADM_TOKEN", TOKEN), ("KUBEADM_CA_HASH", CA_HASH)],
+    );
+    assert_eq!(complete.status.code(), Some(0));
+    assert_eq!(hybridgen_with(&check, &[]).status.code(), Some(0));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// `"$name: text"` is a parse error in PowerShell (a drive-qualified variable with no name after
+/// the colon), which no syntax check of the script sees until the line runs: every rendered
+/// script writes `${name}:` instead.
+#[test]
+fn no_script_puts_a_colon_right_after_a_variable() {
+    const SCOPES: [&str; 7] = [
+        "env", "script", "global", "local", "private", "using", "variable",
+    ];
+    let mut scripts = 0;
+    for (name, files) in hostprocess_renders() {
+        for (path, contents) in files.iter().filter(|(path, _)| path.ends_with(".ps1")) {
+            scripts += 1;
+            for (number, line) in contents.lines().enumerate() {
+                let bytes = line.as_bytes();
+                for (at, _) in line.match_indices('$') {
+                    let start = at + 1;
+                    let end = bytes[start..]
+                        .iter()
+                        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                        .map_or(bytes.len(), |offset| start + offset);
+                    let variable = &line[start..end];
+                    let after = bytes.get(end + 1);
+                    let qualified = after.is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+                    assert!(
+                        variable.is_empty()
+                            || bytes.get(end) != Some(&b':')
+                            || (qualified && SCOPES.contains(&variable.to_lowercase().as_str())),
+                        "{name}: {path}:{}: `${variable}:`",
+                        number + 1
+                    );
+                }
+            }
+        }
+    }
+    assert!(scripts > 0);
 }

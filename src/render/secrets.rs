@@ -124,6 +124,8 @@ pub fn placeholders_on_disk(out: &Path, artifacts: &[Artifact]) -> Vec<(String, 
         let Ok(text) = std::fs::read_to_string(out.join(&artifact.path)) else {
             continue;
         };
+        // The templates write values with `tojson`, which spells `<` and `>` as escapes.
+        let text = text.replace("\\u003c", "<").replace("\\u003e", ">");
         for (at, _) in text.match_indices(PLACEHOLDER_START) {
             let rest = &text[at + PLACEHOLDER_START.len()..];
             let variable: String = rest

@@ -669,6 +669,42 @@ fn check_dsr(context: &Context, found: &mut Vec<Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::Spec;
+
+    fn layout_findings(spec_text: &str, supported: &[MountLayout]) -> Vec<String> {
+        let spec: Spec = serde_yaml::from_str(spec_text).unwrap();
+        let plan = Plan::build(&spec);
+        let mut found = Vec::new();
+        find_unsupported_layouts(
+            &Context {
+                spec: &spec,
+                plan: &plan,
+            },
+            supported,
+            &mut found,
+        );
+        found
+            .iter()
+            .map(|d| format!("{} {}", d.code(), d.primary.location.pointer()))
+            .collect()
+    }
+
+    #[test]
+    fn a_node_without_bind_mounts_is_refused_only_by_scripts_that_need_them() {
+        let symlinks = include_str!(
+            "../../tests/fixtures/valid/HG317-containerd-1.6-on-ws2019-before-the-bind-filter.yaml"
+        );
+        assert!(layout_findings(symlinks, pins::HOST_PROCESS_LAYOUTS).is_empty());
+        assert_eq!(
+            layout_findings(symlinks, &[MountLayout::Bind]),
+            ["HG317 /windows/build"]
+        );
+        // containerd 1.7 on a Windows Server 2019 with the July 2022 update bind-mounts.
+        let bind = symlinks
+            .replace("10.0.17763.2000", "10.0.17763.3165")
+            .replace("version: 1.6.36", "version: 1.7.34");
+        assert!(layout_findings(&bind, &[MountLayout::Bind]).is_empty());
+    }
 
     #[test]
     fn cni_network_names_follow_the_spec() {
