@@ -483,18 +483,12 @@ fn the_new_example_windows_files_are_stable() {
 }
 
 fn hybridgen(args: &[&str], secrets: bool) -> std::process::Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_hybridgen"));
-    command
-        .args(args)
-        .current_dir(root())
-        .env_remove("KUBEADM_TOKEN")
-        .env_remove("KUBEADM_CA_HASH");
-    if secrets {
-        command
-            .env("KUBEADM_TOKEN", TOKEN)
-            .env("KUBEADM_CA_HASH", CA_HASH);
-    }
-    command.output().unwrap()
+    let env: &[(&str, &str)] = if secrets {
+        &[("KUBEADM_TOKEN", TOKEN), ("KUBEADM_CA_HASH", CA_HASH)]
+    } else {
+        &[]
+    };
+    hybridgen_with(args, env)
 }
 
 #[test]
