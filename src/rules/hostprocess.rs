@@ -517,7 +517,10 @@ fn check_containerd_support(context: &Context, found: &mut Vec<Diagnostic>) {
             ContainerdOne::FallsBack => {
                 found.push(
                     finding(
-                        format!("Kubernetes {release} no longer supports containerd 1.x ({version}): the kubelet falls back to its own cgroup driver, and is planned to refuse it from 1.38"),
+                        format!(
+                            "Kubernetes {release} no longer supports containerd 1.x ({version}): the kubelet falls back to its own cgroup driver, and is planned to refuse it from 1.{}",
+                            kubernetes::ASSUMED_AFTER_NEWEST.minor
+                        ),
                         "containerd 1.x is unsupported",
                     )
                     .warning(),

@@ -47,7 +47,7 @@ if ($env:METADATA_ROUTE -eq 'true') {
         $gateway = Get-NetRoute -AddressFamily IPv4 -DestinationPrefix '0.0.0.0/0' -InterfaceIndex $adapter -ErrorAction SilentlyContinue |
             Sort-Object -Property RouteMetric | Select-Object -First 1
         if ($gateway) {
-            New-NetRoute -AddressFamily IPv4 -DestinationPrefix '169.254.169.254/32' -InterfaceIndex $adapter -NextHop $gateway.NextHop -PolicyStore ActiveStore | Out-Null
+            New-NetRoute -DestinationPrefix '169.254.169.254/32' -InterfaceIndex $adapter -NextHop $gateway.NextHop -PolicyStore ActiveStore | Out-Null
             Write-Host "Restored the route to 169.254.169.254 through $($gateway.NextHop)"
         } else {
             Write-Warning "no default gateway on the adapter of $($env:NODE_IP): the route to 169.254.169.254 was not restored"
