@@ -188,7 +188,23 @@ fn one_network_name_vni_port_and_ranges_everywhere() {
             "{name}: cniVersion {version} is not one the bundled sdnoverlay/sdnbridge accept"
         );
 
-        // Both DaemonSets reach the API server where the nodes join it, not through the Service.
+        // With kube-proxy DSR on, the delegate lets a pod reach a Service it backs itself.
+        let dsr = proxy_env["ENABLE_DSR"] == "true";
+        assert_eq!(
+            delegate["optionalFlags"]["loopbackDSR"].as_bool(),
+            dsr.then_some(true),
+            "{name}: loopbackDSR"
+        );
+
+        // On a cloud, kube-proxy's start script restores the route to the metadata service.
+        assert_eq!(
+            proxy_env["METADATA_ROUTE"],
+            (plan["cloud"] != "none").to_string(),
+            "{name}: METADATA_ROUTE"
+        );
+
+        // flanneld reaches the API server where the nodes join it, not through the Service;
+        // kube-proxy reads kubeadm's kubeconfig and is given no endpoint.
         let join = documents(
             &files[&files
                 .keys()
@@ -200,29 +216,54 @@ fn one_network_name_vni_port_and_ranges_everywhere() {
             &join[0]["discovery"]["bootstrapToken"]["apiServerEndpoint"],
             "endpoint",
         );
-        for env in [&proxy_env, &flannel_env] {
+        assert_eq!(
+            format!(
+                "{}:{}",
+                flannel_env["KUBERNETES_SERVICE_HOST"], flannel_env["KUBERNETES_SERVICE_PORT"]
+            ),
+            endpoint,
+            "{name}: API endpoint"
+        );
+        assert!(
+            !proxy_env.contains_key("KUBERNETES_SERVICE_HOST"),
+            "{name}: kube-proxy is given an endpoint it does not read"
+        );
+
+        // Each node's address comes from the node (the kubelet's --node-ip, the planned address),
+        // so the DaemonSets name no node: adding one touches nothing cluster-wide.
+        for daemonset in [
+            object(&windows, "DaemonSet", "kube-flannel-ds-windows"),
+            object(&proxy, "DaemonSet", "kube-proxy-windows"),
+        ] {
+            let host_ip = daemonset["spec"]["template"]["spec"]["containers"][0]["env"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .find(|var| var["name"] == "NODE_IP")
+                .unwrap_or_else(|| panic!("{name}: no NODE_IP"));
             assert_eq!(
-                format!(
-                    "{}:{}",
-                    env["KUBERNETES_SERVICE_HOST"], env["KUBERNETES_SERVICE_PORT"]
-                ),
-                endpoint,
-                "{name}: API endpoint"
+                host_ip["valueFrom"]["fieldRef"]["fieldPath"],
+                "status.hostIP"
             );
         }
-
-        // Each Windows node's planned address is the one flanneld binds to.
-        let addresses: Json = serde_json::from_str(text(
-            &object(&windows, "ConfigMap", "kube-flannel-windows-cfg")["data"]["node-addresses.json"],
-            "node-addresses.json",
-        ))
-        .unwrap();
         for node in plan["nodes"].as_array().unwrap() {
-            if node["os"] == "windows" {
-                assert_eq!(
-                    addresses[node["name"].as_str().unwrap()],
-                    node["address"],
-                    "{name}"
+            if node["os"] != "windows" {
+                continue;
+            }
+            let node_name = node["name"].as_str().unwrap();
+            let address = node["address"].as_str().unwrap();
+            let script = &files[&format!("windows/{node_name}/join.ps1")];
+            assert!(
+                script.contains(&format!("'--node-ip={address}'")),
+                "{name}: {node_name}'s kubelet registers its planned address"
+            );
+            for manifest in [
+                "windows/kube-flannel-windows.yml",
+                "windows/kube-proxy-windows.yml",
+            ] {
+                assert!(
+                    !files[manifest].contains(address),
+                    "{name}: {manifest} names {node_name}'s address"
                 );
             }
         }
@@ -230,8 +271,9 @@ fn one_network_name_vni_port_and_ranges_everywhere() {
 }
 
 /// The start scripts turn those settings into the arguments: kube-proxy's network name, cluster
-/// CIDR and source VIP from the DaemonSet's environment, flanneld's interface from the planned
-/// address.
+/// CIDR and source VIP from the DaemonSet's environment, flanneld's interface from the address
+/// the kubelet registered; both read their token under the sandbox mount point, which holds it in
+/// both containerd mount layouts.
 #[test]
 fn the_start_scripts_use_the_rendered_settings() {
     let (_, files) = hostprocess_renders().swap_remove(0);
@@ -252,9 +294,12 @@ fn the_start_scripts_use_the_rendered_settings() {
     }
     let flannel = &files["windows/images/flannel/start.ps1"];
     for needle in [
-        "$address = $planned.$nodeName",
+        "$address = $env:NODE_IP",
         "\"--iface=$address\"",
         "--kube-subnet-mgr",
+        "$account = \"$mount/var/run/secrets/kubernetes.io/serviceaccount\"",
+        "tokenFile = \"$account/token\"",
+        "\"--kubeconfig-file=$kubeconfig\"",
     ] {
         assert!(flannel.contains(needle), "flannel start.ps1 lacks {needle}");
     }
@@ -262,6 +307,19 @@ fn the_start_scripts_use_the_rendered_settings() {
         !flannel.contains("Ethernet"),
         "no adapter name is hard-coded"
     );
+    // In-cluster configuration would read the token at /var/run/secrets itself, which only the
+    // bind-mount layout provides.
+    for script in [flannel, proxy] {
+        for line in script
+            .lines()
+            .filter(|line| line.contains("/var/run/secrets"))
+        {
+            assert!(
+                line.trim_start().starts_with('#') || line.contains("$mount/var/run/secrets"),
+                "reads the token outside the sandbox: {line}"
+            );
+        }
+    }
 }
 
 /// What kubeadm's kube-proxy DaemonSet selects and labels (kubernetes
@@ -425,18 +483,12 @@ fn the_new_example_windows_files_are_stable() {
 }
 
 fn hybridgen(args: &[&str], secrets: bool) -> std::process::Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_hybridgen"));
-    command
-        .args(args)
-        .current_dir(root())
-        .env_remove("KUBEADM_TOKEN")
-        .env_remove("KUBEADM_CA_HASH");
-    if secrets {
-        command
-            .env("KUBEADM_TOKEN", TOKEN)
-            .env("KUBEADM_CA_HASH", CA_HASH);
-    }
-    command.output().unwrap()
+    let env: &[(&str, &str)] = if secrets {
+        &[("KUBEADM_TOKEN", TOKEN), ("KUBEADM_CA_HASH", CA_HASH)]
+    } else {
+        &[]
+    };
+    hybridgen_with(args, env)
 }
 
 #[test]
@@ -520,4 +572,134 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+fn hybridgen_with(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hybridgen"));
+    command
+        .args(args)
+        .current_dir(root())
+        .env_remove("KUBEADM_TOKEN")
+        .env_remove("KUBEADM_CA_HASH")
+        .envs(env.iter().copied());
+    command.output().unwrap()
+}
+
+#[test]
+fn secrets_from_the_environment_are_checked_before_anything_is_written() {
+    let out = std::env::temp_dir().join(format!("hybridgen-windows-env-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let out_text = out.to_str().unwrap();
+    let render = ["render", EXAMPLE, "--out", out_text];
+    // A shell capture's line break, and a hash without its prefix.
+    let token_with_newline = format!("{TOKEN}\n");
+    let hash_without_prefix = CA_HASH.trim_start_matches("sha256:");
+    for (token, hash, field) in [
+        (token_with_newline.as_str(), CA_HASH, "KUBEADM_TOKEN"),
+        (TOKEN, hash_without_prefix, "KUBEADM_CA_HASH"),
+    ] {
+        let refused = hybridgen_with(
+            &render,
+            &[("KUBEADM_TOKEN", token), ("KUBEADM_CA_HASH", hash)],
+        );
+        assert_eq!(refused.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            stderr.contains("HG010") && stderr.contains(&format!("`{field}`")),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains(TOKEN) && !stderr.contains(hash_without_prefix),
+            "{stderr}"
+        );
+        assert!(!out.exists(), "something was written");
+    }
+}
+
+#[test]
+fn check_fails_while_a_file_holds_a_placeholder() {
+    let out = std::env::temp_dir().join(format!(
+        "hybridgen-windows-placeholder-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&out);
+    let out_text = out.to_str().unwrap();
+    let placeholders = hybridgen_with(
+        &[
+            "render",
+            EXAMPLE,
+            "--out",
+            out_text,
+            "--allow-missing-secrets",
+        ],
+        &[],
+    );
+    assert_eq!(
+        placeholders.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&placeholders.stderr)
+    );
+    let check = ["render", EXAMPLE, "--out", out_text, "--check"];
+    for env in [
+        &[][..],
+        &[("KUBEADM_TOKEN", TOKEN), ("KUBEADM_CA_HASH", CA_HASH)][..],
+    ] {
+        let stale = hybridgen_with(&check, env);
+        assert_eq!(stale.status.code(), Some(1));
+        let report = String::from_utf8_lossy(&stale.stdout);
+        assert!(
+            report.contains(
+                "windows/win-worker-0/kubeadm-join.yaml in "
+                    .to_string()
+                    .as_str()
+            ) && report.contains("still holds the placeholder for `KUBEADM_TOKEN`"),
+            "{report}"
+        );
+    }
+    // Rendered again with the secrets, the files are complete and up to date.
+    let complete = hybridgen_with(
+        &["render", EXAMPLE, "--out", out_text],
+        &[("KUBEADM_TOKEN", TOKEN), ("KUBEADM_CA_HASH", CA_HASH)],
+    );
+    assert_eq!(complete.status.code(), Some(0));
+    assert_eq!(hybridgen_with(&check, &[]).status.code(), Some(0));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// `"$name: text"` is a parse error in PowerShell (a drive-qualified variable with no name after
+/// the colon), which no syntax check of the script sees until the line runs: every rendered
+/// script writes `${name}:` instead.
+#[test]
+fn no_script_puts_a_colon_right_after_a_variable() {
+    const SCOPES: [&str; 7] = [
+        "env", "script", "global", "local", "private", "using", "variable",
+    ];
+    let mut scripts = 0;
+    for (name, files) in hostprocess_renders() {
+        for (path, contents) in files.iter().filter(|(path, _)| path.ends_with(".ps1")) {
+            scripts += 1;
+            for (number, line) in contents.lines().enumerate() {
+                let bytes = line.as_bytes();
+                for (at, _) in line.match_indices('$') {
+                    let start = at + 1;
+                    let end = bytes[start..]
+                        .iter()
+                        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                        .map_or(bytes.len(), |offset| start + offset);
+                    let variable = &line[start..end];
+                    let after = bytes.get(end + 1);
+                    let qualified = after.is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+                    assert!(
+                        variable.is_empty()
+                            || bytes.get(end) != Some(&b':')
+                            || (qualified && SCOPES.contains(&variable.to_lowercase().as_str())),
+                        "{name}: {path}:{}: `${variable}:`",
+                        number + 1
+                    );
+                }
+            }
+        }
+    }
+    assert!(scripts > 0);
 }

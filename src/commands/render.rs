@@ -68,6 +68,12 @@ pub fn run(args: RenderArgs) -> Outcome {
         return Outcome::Errors;
     }
     let (secrets, unset) = secrets::from_environment(spec, plan);
+    let malformed = secrets::format_findings(spec, &secrets);
+    if !malformed.is_empty() {
+        complain_findings(&checked, &malformed);
+        complain("nothing was rendered; correct the variables");
+        return Outcome::Errors;
+    }
     if !unset.is_empty() && !args.check {
         let findings = secrets::unset_findings(spec, &unset, args.allow_missing_secrets);
         complain_findings(&checked, &findings);
@@ -207,6 +213,21 @@ fn from_cluster(
 
 /// `--check`: what differs between the rendered artifacts and the directory; nothing is written.
 fn check(out: &Path, artifacts: &[Artifact], spec_name: &str) -> Outcome {
+    let placeholders = secrets::placeholders_on_disk(out, artifacts);
+    if !placeholders.is_empty() {
+        let mut text = String::new();
+        for (path, variable) in &placeholders {
+            text.push_str(&format!(
+                "{path} in {} still holds the placeholder for `{variable}`\n",
+                out.display()
+            ));
+        }
+        text.push_str(&format!(
+            "set the variables and run `hybridgen render {spec_name} --out {}` before deploying\n",
+            out.display()
+        ));
+        return emit(&text, Outcome::Errors);
+    }
     let drift = match write::check(out, artifacts) {
         Ok(drift) => drift,
         Err(error) => {

@@ -9,6 +9,7 @@
 //! flannel vX expects flanneld vX. Every image of the table has evidence in a release workflow of
 //! flannel-io/flannel, a tag's manifest, or rancher/image-mirror's `images-list`.
 
+use super::pins;
 use super::version::{Release, release_tag};
 
 /// One flannel release.
@@ -112,6 +113,20 @@ impl FlannelRelease {
     /// The release tag, `vMAJOR.MINOR.PATCH`.
     pub fn tag(&self) -> String {
         format!("v{}", self.version)
+    }
+
+    /// The flannel CNI plugin release the Windows nodes run with this release: its own (the tag of
+    /// `cni_plugin_image`), unless that one's Windows archive predates
+    /// [`pins::FIRST_WINDOWS_FLANNEL_CNI_ARCHIVE`] or the release pins none; then that first one.
+    pub fn windows_cni_plugin(&self) -> &'static str {
+        let first = pins::FIRST_WINDOWS_FLANNEL_CNI_ARCHIVE;
+        self.cni_plugin_image
+            .and_then(|image| image.rsplit_once(':'))
+            .map(|(_, tag)| tag)
+            .filter(|tag| {
+                matches!((Release::parse(tag), Release::parse(first)), (Some(own), Some(first)) if own >= first)
+            })
+            .unwrap_or(first)
     }
 
     /// The image repository (the image without its tag).
@@ -1370,4 +1385,27 @@ pub fn resolve(written: &str) -> Option<Resolved> {
         tag,
         known: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_release_brings_its_own_windows_cni_plugin_from_the_first_bare_archive() {
+        let first = Release::parse(pins::FIRST_WINDOWS_FLANNEL_CNI_ARCHIVE).unwrap();
+        for row in RELEASES {
+            let plugin = row.windows_cni_plugin();
+            assert!(Release::parse(plugin).unwrap() >= first, "{}", row.tag());
+            if plugin != pins::FIRST_WINDOWS_FLANNEL_CNI_ARCHIVE {
+                assert!(
+                    row.cni_plugin_image
+                        .unwrap()
+                        .ends_with(&format!(":{plugin}"))
+                );
+            }
+        }
+        assert_eq!(newest().windows_cni_plugin(), "v1.9.1-flannel3");
+        assert_eq!(oldest().windows_cni_plugin(), "v1.2.0");
+    }
 }

@@ -5,6 +5,7 @@
 pub mod address;
 pub mod flannel_release;
 pub mod pins;
+pub mod releases;
 pub mod subnets;
 pub mod version;
 
@@ -31,6 +32,8 @@ pub const DNS_SERVICE_INDEX: u64 = 10;
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub kubernetes_version: Parsed<Release>,
+    /// The Kubernetes minor's row in the release table (`None` when the version does not parse).
+    pub kubernetes_release: Option<releases::kubernetes::Resolved>,
     pub dns_domain: String,
     pub cluster_cidr: Parsed<Ipv4Net>,
     pub service_cidr: Parsed<Ipv4Net>,
@@ -60,9 +63,6 @@ pub enum WindowsSetup {
     /// written.
     HostProcess,
 }
-
-/// The first Kubernetes release without dockershim, where KubeCluster.ps1 cannot work.
-pub const DOCKERSHIM_REMOVED: (u32, u32) = (1, 24);
 
 #[derive(Debug, Clone)]
 pub struct FlannelPlan {
@@ -107,19 +107,20 @@ pub struct WindowsPlan {
     pub control_plane_address: Option<Parsed<Ipv4Addr>>,
     /// The API server port (`windows.controlPlane.port`).
     pub api_server_port: u16,
-    /// containerd on the nodes (HostProcess path): as written, else [`pins::CONTAINERD`].
+    /// containerd on the nodes (HostProcess path): as written, else the Kubernetes minor's default
+    /// (a column of [`releases::kubernetes`]).
     pub containerd_version: Parsed<Release>,
+    /// The line of `containerd_version` in the release table (`None` when it does not parse).
+    pub containerd_line: Option<releases::containerd::Resolved>,
     /// The HostProcess images: written in full, else built from `windows.hostProcess.registry`;
     /// `None` when neither says (HG312).
     pub flannel_image: Option<String>,
     pub kube_proxy_image: Option<String>,
     /// kube-proxy Direct Server Return on the HostProcess path: on only when every Windows node's
-    /// build is known to have it (Windows Server 2019 from 10.0.17763.1554, KB4580390, or later).
+    /// build is known to have it (a column of [`releases::windows`]: Windows Server 2019 from
+    /// 10.0.17763.1554, KB4580390, or later).
     pub dsr: bool,
 }
-
-/// The first Windows Server 2019 revision with the DSR support kube-proxy needs (KB4580390).
-pub const DSR_REVISION: u32 = 1554;
 
 #[derive(Debug, Clone)]
 pub struct NodePlan {
@@ -218,7 +219,11 @@ impl Plan {
         };
         let kubernetes_version =
             parse_release(&spec.kubernetes.version, "Kubernetes version", "1.16.2");
-        let windows_setup = windows_setup(spec, kubernetes_version.as_ref().ok(), has_windows);
+        let kubernetes_release = kubernetes_version
+            .as_ref()
+            .ok()
+            .map(releases::kubernetes::resolve);
+        let windows_setup = windows_setup(spec, kubernetes_release.as_ref(), has_windows);
         let pod_cidrs = network.pod_cidrs.unwrap_or_default();
         let nodes = plan_nodes(
             spec,
@@ -229,9 +234,10 @@ impl Plan {
         );
         let routes = routes_of(&nodes);
         let flannel = plan_flannel(spec, has_windows, windows_setup);
-        let windows = plan_windows(spec, windows_setup, &nodes);
+        let windows = plan_windows(spec, windows_setup, kubernetes_release.as_ref(), &nodes);
         Plan {
             kubernetes_version,
+            kubernetes_release,
             dns_domain: spec
                 .kubernetes
                 .dns_domain
@@ -353,11 +359,12 @@ fn parse_release(text: &str, what: &str, example: &str) -> Parsed<Release> {
     })
 }
 
-/// KubeCluster.ps1 before Kubernetes 1.24, HostProcess from 1.24, or earlier when the spec asks
-/// for it with `windows.hostProcess` (HG311 says where that cannot work).
+/// KubeCluster.ps1 while the kubelet has dockershim (before 1.24), HostProcess without it, or
+/// earlier when the spec asks for it with `windows.hostProcess` (HG311 says where that cannot
+/// work).
 fn windows_setup(
     spec: &Spec,
-    kubernetes: Option<&Release>,
+    kubernetes: Option<&releases::kubernetes::Resolved>,
     has_windows: bool,
 ) -> Option<WindowsSetup> {
     let kubernetes = kubernetes.filter(|_| has_windows)?;
@@ -365,8 +372,7 @@ fn windows_setup(
         .windows
         .as_ref()
         .is_some_and(|windows| windows.host_process.is_some());
-    let (major, minor) = DOCKERSHIM_REMOVED;
-    Some(if kubernetes.at_least(major, minor) || asked {
+    Some(if !kubernetes.row.dockershim || asked {
         WindowsSetup::HostProcess
     } else {
         WindowsSetup::KubeCluster
@@ -431,6 +437,7 @@ pub fn flannel_network_name(backend: Backend, vni: u32) -> String {
 fn plan_windows(
     spec: &Spec,
     setup: Option<WindowsSetup>,
+    kubernetes: Option<&releases::kubernetes::Resolved>,
     nodes: &[NodePlan],
 ) -> Option<WindowsPlan> {
     let windows = spec.windows.as_ref()?;
@@ -474,6 +481,19 @@ fn plan_windows(
                 registry?
             ))
         });
+    let default_containerd = kubernetes
+        .map_or(releases::kubernetes::newest(), |resolved| resolved.row)
+        .default_containerd
+        .to_string();
+    let containerd_version = parse_release(
+        windows
+            .containerd
+            .as_ref()
+            .and_then(|containerd| containerd.version.as_deref())
+            .unwrap_or(&default_containerd),
+        "containerd version",
+        &default_containerd,
+    );
     Some(WindowsPlan {
         build: windows.build.as_deref().map(parse_windows_build),
         runtime: windows.runtime.unwrap_or(default_runtime),
@@ -489,29 +509,21 @@ fn plan_windows(
         api_server_port: control_plane
             .and_then(|cp| cp.port)
             .unwrap_or(pins::API_SERVER_PORT),
-        containerd_version: parse_release(
-            windows
-                .containerd
-                .as_ref()
-                .and_then(|containerd| containerd.version.as_deref())
-                .unwrap_or(pins::CONTAINERD),
-            "containerd version",
-            pins::CONTAINERD,
-        ),
+        containerd_line: containerd_version
+            .as_ref()
+            .ok()
+            .map(releases::containerd::resolve),
+        containerd_version,
         flannel_image,
         kube_proxy_image,
         dsr: nodes
             .iter()
             .filter_map(|node| node.windows.as_ref())
-            .all(|windows| matches!(&windows.build, Some(Ok(build)) if supports_dsr(build))),
+            .all(|windows| {
+                matches!(&windows.build, Some(Ok(build))
+                    if releases::windows::has(build, |row| row.dsr) == releases::windows::Has::Yes)
+            }),
     })
-}
-
-/// Whether a Windows build has the Direct Server Return support kube-proxy checks for: Windows
-/// Server 2019 from revision 1554 (KB4580390), or any later build.
-pub fn supports_dsr(build: &WindowsBuild) -> bool {
-    build.build > 17763
-        || (build.build == 17763 && build.revision.is_some_and(|r| r >= DSR_REVISION))
 }
 
 fn parse_windows_build(text: &str) -> Parsed<WindowsBuild> {
@@ -651,19 +663,17 @@ fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeW
     }
 }
 
-/// The images that match a build: Microsoft's tags for the base images, and a pause image built
+/// The images that match a build: Microsoft's tags for the base images (a column of
+/// [`releases::windows`]; Windows Server 2022's for a build without its own), and a pause image built
 /// for it (the Windows Server 2019 one that KubeCluster.ps1 uses, else the multi-arch pause).
 pub fn default_images(build: u32) -> Images {
-    let (nano_tag, core_tag) = match build {
-        17763 => ("1809", "ltsc2019"),
-        18362 => ("1903", "1903"),
-        18363 => ("1909", "1909"),
-        19041 => ("2004", "2004"),
-        19042 => ("20H2", "20H2"),
-        20348 => ("ltsc2022", "ltsc2022"),
-        26100 => ("ltsc2025", "ltsc2025"),
-        _ => ("ltsc2022", "ltsc2022"),
-    };
+    let base = releases::windows::row(build)
+        .and_then(|row| row.images)
+        .unwrap_or(releases::windows::BaseImages {
+            nanoserver: "ltsc2022",
+            servercore: "ltsc2022",
+        });
+    let (nano_tag, core_tag) = (base.nanoserver, base.servercore);
     let pause = if build == 17763 {
         "mcr.microsoft.com/k8s/core/pause:1.2.0".to_string()
     } else {

@@ -1,13 +1,10 @@
 //! Every version and download hybridgen pins for Windows nodes on the HostProcess path (Kubernetes
-//! 1.24 and later), in one place, each with the public source it was confirmed in. flanneld.exe
-//! and kube-proxy.exe are not pinned here: they follow `flannel.version` and
-//! `kubernetes.version`.
+//! 1.24 and later), in one place, each with the public source it was confirmed in. What follows a
+//! release is not pinned here: flanneld.exe and the flannel CNI plugin follow `flannel.version`
+//! ([`super::flannel_release`]); kubelet, kubeadm, kube-proxy, crictl and the default containerd
+//! follow `kubernetes.version` ([`super::releases`]).
 
-/// containerd installed by the join script when `windows.containerd.version` is absent: a 1.7
-/// release, the line whose bind-mount layout HostProcess containers use (kubernetes/enhancements
-/// KEP-1981 "Container mounts"). Its Windows archive and `.sha256sum` are published by
-/// containerd's `make release` (containerd/containerd `Makefile`, target `release`).
-pub const CONTAINERD: &str = "1.7.22";
+use super::releases::MountLayout;
 
 /// The base image of both HostProcess images (microsoft/windows-host-process-containers-base-image
 /// README, "Usage"; kubernetes/website "Windows containers in Kubernetes" HostProcess section).
@@ -23,10 +20,11 @@ pub const DOWNLOAD_IMAGE: &str = "alpine:3.21";
 /// `.sha256` and `.sha512` (containernetworking/plugins `.github/workflows/release.yaml`, v1.9.1).
 pub const CNI_PLUGINS: &str = "v1.9.1";
 
-/// flannel-io/cni-plugin: the `flannel` CNI plugin for Windows (`flannel-amd64.exe`), published as
-/// `cni-plugin-flannel-windows-amd64-<v>.tgz` with `.sha256` and `.sha512`
-/// (flannel-io/cni-plugin `scripts/package.sh`, v1.9.1-flannel1). It accepts every CNI version.
-pub const FLANNEL_CNI_PLUGIN: &str = "v1.9.1-flannel1";
+/// flannel-io/cni-plugin: the first release whose Windows archive
+/// (`cni-plugin-flannel-windows-amd64-<v>.tgz`, with `.sha256`) holds `flannel-amd64.exe` alone
+/// (flannel-io/cni-plugin `scripts/package.sh` from v1.2.0; before, it held every architecture's
+/// build). A flannel release whose own CNI plugin is older gets this one on Windows.
+pub const FIRST_WINDOWS_FLANNEL_CNI_ARCHIVE: &str = "v1.2.0";
 
 /// microsoft/windows-container-networking: `sdnoverlay.exe` (vxlan) and `sdnbridge.exe`
 /// (host-gw), published as `windows-container-networking-cni-amd64-<v>.zip` with `.sha512`
@@ -53,6 +51,22 @@ pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10.2";
 
 /// The API server port when `windows.controlPlane.port` is absent (kubeadm's default bind port).
 pub const API_SERVER_PORT: u16 = 6443;
+
+/// The first kube-log-runner that rotates its file (`-log-file-size`, `-log-file-age`: kubernetes
+/// PR #127667, v1.34.0). It only runs the kubelet and copies its output, so a node of an earlier
+/// Kubernetes gets this one, and the kubelet's log stays bounded on every release.
+pub const ROTATING_KUBE_LOG_RUNNER: &str = "v1.34.0";
+
+/// The kubelet log: rotated at 100 MB (a `resource.Quantity`), rotated files removed after a week
+/// (a Go duration): kube-log-runner's `-log-file-size` and `-log-file-age`.
+pub const KUBELET_LOG_SIZE: &str = "100M";
+pub const KUBELET_LOG_AGE: &str = "168h";
+
+/// The HostProcess mount layouts the rendered start scripts work in: both. They read the
+/// service-account token and the mounted ConfigMaps under `$env:CONTAINER_SANDBOX_MOUNT_POINT`,
+/// which holds them in either layout (kubernetes/enhancements KEP-1981 "Container mounts"), never
+/// at `/var/run/secrets` itself, which only bind mounts provide. HG317 compares each node with it.
+pub const HOST_PROCESS_LAYOUTS: &[MountLayout] = &[MountLayout::Symlink, MountLayout::Bind];
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
-//! Version numbers the rules compare: Kubernetes and flannel releases, Windows builds, and the
-//! Windows build a container image tag names.
+//! Version numbers as written: Kubernetes, flannel and containerd releases, Windows builds, and the
+//! Windows build a container image tag names (the tags are a column of
+//! [`super::releases::windows`]).
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -75,20 +76,7 @@ impl WindowsBuild {
 
     /// The marketing name of a build, for messages.
     pub fn name(&self) -> &'static str {
-        match self.build {
-            14393 => "Windows Server 2016 (1607)",
-            16299 => "Windows Server 1709",
-            17134 => "Windows Server 1803",
-            17763 => "Windows Server 2019 (1809)",
-            18362 => "Windows Server 1903",
-            18363 => "Windows Server 1909",
-            19041 => "Windows Server 2004",
-            19042 => "Windows Server 20H2",
-            20348 => "Windows Server 2022",
-            25398 => "Windows Server 23H2",
-            26100 => "Windows Server 2025",
-            _ => "an unlisted Windows build",
-        }
+        super::releases::windows::name(self.build)
     }
 }
 
@@ -113,22 +101,6 @@ impl Ord for WindowsBuild {
     }
 }
 
-/// The container tag that names each build (hcsshim `osversion`, Microsoft's image tags).
-const BUILD_TAGS: &[(&str, u32)] = &[
-    ("ltsc2016", 14393),
-    ("1607", 14393),
-    ("1709", 16299),
-    ("1803", 17134),
-    ("1809", 17763),
-    ("ltsc2019", 17763),
-    ("1903", 18362),
-    ("1909", 18363),
-    ("2004", 19041),
-    ("20h2", 19042),
-    ("ltsc2022", 20348),
-    ("ltsc2025", 26100),
-];
-
 /// The Windows build an image's tag names (`nanoserver:1809`, `servercore:ltsc2022`,
 /// `servercore:10.0.17763.437`, `nanoserver:1809-KB4493509`), or `None` when the tag does not say
 /// (multi-arch manifests such as `registry.k8s.io/pause:3.9` pick the build themselves).
@@ -139,10 +111,10 @@ pub fn image_build(image: &str) -> Option<u32> {
         return Some(build.build);
     }
     let head = lower.split(['-', '_']).next().unwrap_or(&lower);
-    BUILD_TAGS
+    super::releases::windows::BUILDS
         .iter()
-        .find(|(name, _)| *name == head)
-        .map(|(_, build)| *build)
+        .find(|row| row.tags.contains(&head))
+        .map(|row| row.build)
         .or_else(|| legacy_pause_build(image, &lower))
 }
 

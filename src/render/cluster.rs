@@ -2,22 +2,15 @@
 
 use super::{Artifact, Input, RenderError};
 use crate::plan::PodCidrs;
+use crate::plan::releases::kubeadm::KubeadmApi;
+use crate::plan::releases::kubernetes;
 use crate::plan::version::Release;
 use minijinja::context;
 
-/// The kubeadm config API a Kubernetes release reads: v1beta1 from 1.13, v1beta2 from 1.15
-/// (v1beta1 removed in 1.22), v1beta3 from 1.22 (v1beta2 removed in 1.27, kubernetes#114540),
-/// v1beta4 from 1.31.
-pub fn kubeadm_api_version(kubernetes: &Release) -> &'static str {
-    if kubernetes.at_least(1, 31) {
-        "kubeadm.k8s.io/v1beta4"
-    } else if kubernetes.at_least(1, 22) {
-        "kubeadm.k8s.io/v1beta3"
-    } else if kubernetes.at_least(1, 15) {
-        "kubeadm.k8s.io/v1beta2"
-    } else {
-        "kubeadm.k8s.io/v1beta1"
-    }
+/// The kubeadm config API a Kubernetes release reads: kubeadm's column of the release table (a
+/// release before the table reads the oldest row's, v1beta1).
+pub fn kubeadm_api(kubernetes: &Release) -> KubeadmApi {
+    kubernetes::resolve(kubernetes).row.kubeadm.api
 }
 
 /// The controller-manager flag for the node mask: the per-family flag from 1.17 on, which is also
@@ -67,9 +60,9 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         network.service_cidr.to_string(),
         network.dns_service_ip.to_string(),
     );
-    let api_version = kubeadm_api_version(kubernetes);
+    let api = kubeadm_api(kubernetes);
     let kubeadm = super::template("kubeadm/kubeadm-config.yaml.j2")?.render(context! {
-        api_version,
+        api_version => api.as_str(),
         kubernetes_version => kubernetes.to_string(),
         cluster_name => input.spec.metadata.name.clone(),
         cluster_cidr => cluster_cidr.clone(),
@@ -79,7 +72,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         max_pods => plan.max_pods,
         controller_manager_args => kubeadm_controller_manager_args(plan, kubernetes),
         pod_cidrs_from_plan => plan.pod_cidrs == PodCidrs::Hybridgen,
-        extra_args_list => api_version.ends_with("v1beta4"),
+        extra_args_list => api.extra_args_list(),
     })?;
     let rke = super::template("rke/cluster-network.yml.j2")?.render(context! {
         backend => plan.flannel.backend.as_str(),
@@ -143,7 +136,7 @@ mod tests {
 
     #[test]
     fn kubeadm_api_versions_follow_the_release() {
-        let version = |text: &str| kubeadm_api_version(&Release::parse(text).unwrap());
+        let version = |text: &str| kubeadm_api(&Release::parse(text).unwrap()).as_str();
         assert_eq!(version("1.14.0"), "kubeadm.k8s.io/v1beta1");
         assert_eq!(version("1.21.9"), "kubeadm.k8s.io/v1beta2");
         assert_eq!(version("1.30.0"), "kubeadm.k8s.io/v1beta3");

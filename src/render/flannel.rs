@@ -14,6 +14,7 @@
 //! Every version decision is made here from the table; the templates only format the values.
 
 use super::{Artifact, Input, RenderError};
+use crate::plan::WindowsSetup;
 use crate::plan::flannel_release::{Feature, FlannelRelease, Layout, PER_ARCH, Rbac, Resolved};
 use crate::plan::version::Release;
 use crate::spec::Backend;
@@ -106,7 +107,12 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             },
         },
     };
-    let cni_name = if plan.flannel.backend == Backend::Vxlan && plan.has_windows() {
+    // The Linux CNI config keeps the manifest's own name, `cbr0`, except on the KubeCluster.ps1
+    // setup, which follows the Windows guide of its time in naming it `vxlan0`, the network
+    // KubeCluster.ps1 creates. The HostProcess path never reads it, and host-local keeps its IPAM store per network name, so renaming it on a running cluster would
+    // give every Linux node an empty store (duplicate pod addresses until drained).
+    let windows_reads_it = plan.windows_setup == Some(WindowsSetup::KubeCluster);
+    let cni_name = if plan.flannel.backend == Backend::Vxlan && windows_reads_it {
         "vxlan0"
     } else {
         "cbr0"
@@ -864,7 +870,8 @@ nodes:
         assert!(manifest.contains(
             "  net-conf.json: |\n    {\n      \"Network\": \"10.244.0.0/16\",\n      \"EnableNFTables\": false,\n      \"Backend\": {\n        \"Type\": \"vxlan\",\n"
         ));
-        assert_eq!(config_json(&docs, "cni-conf.json")["name"], "vxlan0");
+        // Windows nodes on the HostProcess path never read it: the manifest's own name stays.
+        assert_eq!(config_json(&docs, "cni-conf.json")["name"], "cbr0");
         let linux = vec![("kubernetes.io/os".to_string(), "linux".to_string())];
         assert_eq!(
             node_selector(artifact(&artifacts, FLANNEL_PATCH_PATH)),

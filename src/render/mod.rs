@@ -63,7 +63,12 @@ impl Secrets {
         self.values
             .get(variable)
             .cloned()
-            .unwrap_or_else(|| format!("<unset: {variable}>"))
+            .unwrap_or_else(|| secrets::placeholder(variable))
+    }
+
+    /// The value of a variable, when it is set.
+    pub fn get(&self, variable: &str) -> Option<&str> {
+        self.values.get(variable).map(String::as_str)
     }
 }
 

@@ -1,11 +1,16 @@
 //! HG31x: Windows nodes on the HostProcess path (Kubernetes 1.24 and later) — the runtime,
-//! HostProcess support, the images, containerd, the one network name, host-gw, and kube-proxy DSR.
+//! HostProcess support, the images, containerd and its support by the Kubernetes minor, the one
+//! network name, host-gw, kube-proxy DSR and the HostProcess mount layout.
 
 use super::{Context, declare_rules};
 use crate::diagnostic::{Diagnostic, key, value};
-use crate::plan::version::Release;
-use crate::plan::{DSR_REVISION, Plan, WindowsPlan, WindowsSetup};
+use crate::plan::releases::kubernetes::{self, ContainerdOne};
+use crate::plan::releases::windows::{Has, Update};
+use crate::plan::releases::{self, MountLayout, containerd};
+use crate::plan::version::WindowsBuild;
+use crate::plan::{Plan, WindowsPlan, WindowsSetup, pins};
 use crate::spec::{Backend, Runtime};
+use std::collections::BTreeSet;
 
 declare_rules! {
     /// ### What it checks
@@ -65,21 +70,19 @@ declare_rules! {
     HOSTPROCESS_IMAGES_MISSING = ("HG312", "hostprocess-images-missing", Error, Some(check_images));
 
     /// ### What it checks
-    /// `windows.containerd.version` on the HostProcess path: an error before 1.6, a warning for
-    /// 1.6.x.
+    /// `windows.containerd.version` on the HostProcess path: an error before 1.6, a warning for a
+    /// line that has reached its end of life (1.6 on 2025-08-23, 2.1 on 2026-07-03).
     ///
     /// ### Why it matters
-    /// containerd runs HostProcess containers from 1.6. The images hybridgen renders, like the
-    /// last sig-windows-tools ones, read the service-account token in place, which needs 1.7's
-    /// bind-mount layout; on 1.6 users report "open /var/run/secrets/kubernetes.io/serviceaccount/token:
-    /// The system cannot find the path specified".
+    /// containerd runs HostProcess containers from 1.6. A line past its end of life gets no more
+    /// fixes, security fixes included.
     ///
     /// ### Fix
-    /// Use containerd 1.7 or later (leave `version` out for the default).
+    /// Use a maintained line (leave `version` out for the default of the Kubernetes minor).
     ///
     /// ### References
-    /// kubernetes/website "Create a Windows HostProcess Pod" (prerequisites); kubernetes/enhancements
-    /// KEP-1981 "Container mounts"; kubernetes-sigs/sig-windows-tools #343 and PR #297.
+    /// kubernetes/website "Create a Windows HostProcess Pod" (prerequisites); containerd/containerd
+    /// `RELEASES.md` (release lifecycle).
     CONTAINERD_TOO_OLD = ("HG313", "containerd-too-old", Error, Some(check_containerd));
 
     /// ### What it checks
@@ -140,10 +143,51 @@ declare_rules! {
     /// (`hcn.DSRSupported`); kubernetes-sigs/sig-windows-tools `hostprocess/calico/kube-proxy/start.ps1`
     /// ("requires 2019 with KB4580390").
     WINDOWS_DSR_UNSUPPORTED = ("HG316", "windows-dsr-unsupported", Warning, Some(check_dsr));
-}
 
-/// The first Kubernetes release where HostProcess containers are on by default (beta).
-const HOSTPROCESS_BETA: (u32, u32) = (1, 23);
+    /// ### What it checks
+    /// On the HostProcess path: that each Windows node mounts HostProcess containers in a layout
+    /// the rendered start scripts work in. A node uses bind mounts when containerd is 1.7 or later
+    /// and its build has the bind filter (Windows Server 2022 and 2025; Windows Server 2019 from
+    /// the July 2022 update, 10.0.17763.3165); otherwise symlinks under the sandbox mount point.
+    /// The rendered scripts work in both, so today this finds nothing; it stands guard over that.
+    ///
+    /// ### Why it matters
+    /// A HostProcess container that reads its service-account token at `/var/run/secrets` finds it
+    /// only with bind mounts: with symlinks flanneld never reaches the API server and the node
+    /// never gets a network ("open /var/run/secrets/kubernetes.io/serviceaccount/token: The system
+    /// cannot find the path specified").
+    ///
+    /// ### Fix
+    /// Use containerd 1.7 or later on a Windows build with the bind filter, or start scripts that
+    /// read everything under `$env:CONTAINER_SANDBOX_MOUNT_POINT`.
+    ///
+    /// ### References
+    /// kubernetes/enhancements KEP-1981 "Compatibility" and "Container mounts"; microsoft/hcsshim
+    /// `internal/jobcontainers/mounts.go`; kubernetes-sigs/sig-windows-tools #343.
+    HOSTPROCESS_MOUNT_LAYOUT = ("HG317", "hostprocess-mount-layout", Error, Some(check_mount_layout));
+
+    /// ### What it checks
+    /// On the HostProcess path: the Windows containerd against what the Kubernetes minor supports.
+    /// An error where the kubelet refuses containerd 1.x (assumed from 1.38); a warning where it no
+    /// longer supports 1.x and falls back (1.36, 1.37), for a line containerd's `RELEASES.md`
+    /// does not list for the minor while it lists a newer one, for a patch below the one it
+    /// lists, and for a line newer than hybridgen knows.
+    ///
+    /// ### Why it matters
+    /// From 1.34 the kubelet asks the runtime for its cgroup driver with the CRI `RuntimeConfig`
+    /// call, which containerd 1.x lacks: 1.35 is the last minor supporting 1.x, 1.36 and 1.37 fall
+    /// back with a deprecation metric, and 1.38 is planned to refuse to start. The lines and
+    /// patches `RELEASES.md` lists are the ones tested with each minor.
+    ///
+    /// ### Fix
+    /// Use the containerd the help names, or leave `windows.containerd.version` out for the
+    /// minor's default.
+    ///
+    /// ### References
+    /// containerd/containerd `RELEASES.md` ("Kubernetes Support"); kubernetes/enhancements
+    /// KEP-4033; kubernetes.io blog "Kubernetes v1.35 sneak peek"; kubernetes/website PR #55809.
+    CONTAINERD_KUBERNETES_SUPPORT = ("HG318", "containerd-kubernetes-support", Error, Some(check_containerd_support));
+}
 
 fn host_process(plan: &Plan) -> Option<&WindowsPlan> {
     (plan.windows_setup == Some(WindowsSetup::HostProcess))
@@ -153,10 +197,14 @@ fn host_process(plan: &Plan) -> Option<&WindowsPlan> {
 
 fn check_runtime_removed(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
-    let (Ok(kubernetes), Some(windows)) = (&plan.kubernetes_version, &plan.windows) else {
+    let (Ok(kubernetes), Some(resolved), Some(windows)) = (
+        &plan.kubernetes_version,
+        &plan.kubernetes_release,
+        &plan.windows,
+    ) else {
         return;
     };
-    if plan.has_windows() && kubernetes.at_least(1, 24) && windows.runtime == Runtime::Dockerd {
+    if plan.has_windows() && !resolved.row.dockershim && windows.runtime == Runtime::Dockerd {
         found.push(
             Diagnostic::new(
                 &WINDOWS_RUNTIME_REMOVED,
@@ -174,21 +222,22 @@ fn check_hostprocess_supported(context: &Context, found: &mut Vec<Diagnostic>) {
     let Some(windows) = host_process(plan) else {
         return;
     };
-    let Ok(kubernetes) = &plan.kubernetes_version else {
+    let (Ok(kubernetes), Some(resolved)) = (&plan.kubernetes_version, &plan.kubernetes_release)
+    else {
         return;
     };
-    let (major, minor) = HOSTPROCESS_BETA;
-    if !kubernetes.at_least(major, minor) {
+    if !resolved.row.host_process {
+        let first = kubernetes::first(|row| row.host_process).map_or(0, |row| row.minor);
         found.push(
             Diagnostic::new(
                 &HOSTPROCESS_UNSUPPORTED,
                 key("/windows/hostProcess"),
-                format!("Kubernetes {kubernetes} has no HostProcess containers on by default; they are beta from 1.23"),
+                format!("Kubernetes {kubernetes} has no HostProcess containers on by default; they are beta from 1.{first}"),
             )
             .label("HostProcess path asked for here")
-            .help("use Kubernetes 1.23 or later, or remove `windows.hostProcess` to use KubeCluster.ps1"),
+            .help(format!("use Kubernetes 1.{first} or later, or remove `windows.hostProcess` to use KubeCluster.ps1")),
         );
-    } else if windows.runtime == Runtime::Dockerd && !kubernetes.at_least(1, 24) {
+    } else if windows.runtime == Runtime::Dockerd && resolved.row.dockershim {
         found.push(
             Diagnostic::new(
                 &HOSTPROCESS_UNSUPPORTED,
@@ -314,43 +363,222 @@ fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
     );
 }
 
-fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(windows) = host_process(context.plan) else {
-        return;
-    };
-    let written = context
+/// Whether the spec writes `windows.containerd.version` (rather than taking the default).
+fn containerd_written(context: &Context) -> bool {
+    context
         .spec
         .windows
         .as_ref()
         .and_then(|windows| windows.containerd.as_ref())
-        .is_some_and(|containerd| containerd.version.is_some());
-    let (true, Ok(version)) = (written, &windows.containerd_version) else {
+        .is_some_and(|containerd| containerd.version.is_some())
+}
+
+fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(windows) = host_process(context.plan) else {
+        return;
+    };
+    let (true, Ok(version), Some(line)) = (
+        containerd_written(context),
+        &windows.containerd_version,
+        &windows.containerd_line,
+    ) else {
         return;
     };
     let pointer = value("/windows/containerd/version");
-    if *version < Release::new(1, 6, 0) {
+    let oldest = containerd::oldest();
+    let default = context
+        .plan
+        .kubernetes_release
+        .map_or(kubernetes::newest(), |resolved| resolved.row)
+        .default_containerd;
+    if (version.major, version.minor) < (oldest.major, oldest.minor) {
         found.push(
             Diagnostic::new(
                 &CONTAINERD_TOO_OLD,
                 pointer,
                 format!(
-                    "containerd {version} cannot run HostProcess containers; they need 1.6 or later"
+                    "containerd {version} cannot run HostProcess containers; they need {} or later",
+                    oldest.name()
                 ),
             )
             .label("no HostProcess containers")
-            .help("use containerd 1.7, e.g. `1.7.22`, or leave `version` out"),
+            .help(format!("use containerd {default}, or leave `version` out")),
         );
-    } else if !version.at_least(1, 7) {
+    } else if let (true, Some(day)) = (line.known, line.row.end_of_life) {
         found.push(
             Diagnostic::new(
                 &CONTAINERD_TOO_OLD,
                 pointer,
-                format!("containerd {version} mounts HostProcess volumes as symlinks; the Windows flanneld and kube-proxy read their service-account token in place, which needs 1.7"),
+                format!(
+                    "containerd {} reached its end of life on {day}: {version} gets no more fixes",
+                    line.row.name()
+                ),
             )
-            .label("1.7 bind mounts needed")
-            .help("use containerd 1.7, e.g. `1.7.22`, or leave `version` out")
+            .label("end of life")
+            .help(format!("use containerd {default}, or leave `version` out"))
             .warning(),
         );
+    }
+}
+
+fn check_mount_layout(context: &Context, found: &mut Vec<Diagnostic>) {
+    find_unsupported_layouts(context, pins::HOST_PROCESS_LAYOUTS, found);
+}
+
+/// HG317 for every Windows build whose nodes mount HostProcess containers in a layout outside
+/// `supported`.
+fn find_unsupported_layouts(
+    context: &Context,
+    supported: &[MountLayout],
+    found: &mut Vec<Diagnostic>,
+) {
+    let Some(windows) = host_process(context.plan) else {
+        return;
+    };
+    let (Ok(version), Some(line)) = (&windows.containerd_version, &windows.containerd_line) else {
+        return;
+    };
+    let mut seen = BTreeSet::new();
+    for node in context
+        .plan
+        .nodes
+        .iter()
+        .filter_map(|node| node.windows.as_ref())
+    {
+        let Some(Ok(build)) = &node.build else {
+            continue;
+        };
+        let layout = releases::windows::mount_layout(build, line.row.mount_layout);
+        if supported.contains(&layout) || !seen.insert(node.build_pointer.clone()) {
+            continue;
+        }
+        let mut diagnostic = Diagnostic::new(
+            &HOSTPROCESS_MOUNT_LAYOUT,
+            value(node.build_pointer.clone()),
+            format!(
+                "Windows build {build} with containerd {version} mounts HostProcess containers as {}s, a layout the rendered start scripts do not work in",
+                layout.as_str()
+            ),
+        )
+        .label(format!("{} mounts here", layout.as_str()));
+        if containerd_written(context) {
+            diagnostic = diagnostic.related(
+                value("/windows/containerd/version"),
+                "the containerd is declared here",
+            );
+        }
+        found.push(diagnostic.help(
+            "use containerd 1.7 or later on Windows Server 2022, 2025, or 2019 from 10.0.17763.3165",
+        ));
+    }
+}
+
+fn check_containerd_support(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Some(windows) = host_process(plan) else {
+        return;
+    };
+    let (Ok(version), Some(line), Some(kubernetes), Ok(release)) = (
+        &windows.containerd_version,
+        &windows.containerd_line,
+        &plan.kubernetes_release,
+        &plan.kubernetes_version,
+    ) else {
+        return;
+    };
+    let oldest = containerd::oldest();
+    if (version.major, version.minor) < (oldest.major, oldest.minor) {
+        // HG313 says what is wrong with it.
+        return;
+    }
+    let row = kubernetes.row;
+    let pointer = if containerd_written(context) {
+        value("/windows/containerd/version")
+    } else {
+        key("/windows")
+    };
+    let default = row.default_containerd;
+    let use_default =
+        format!("use containerd {default}, or leave `windows.containerd.version` out");
+    let finding = |message: String, label: &str| {
+        Diagnostic::new(&CONTAINERD_KUBERNETES_SUPPORT, pointer.clone(), message)
+            .label(label.to_string())
+            .help(use_default.clone())
+    };
+    if !line.row.runtime_config {
+        match row.containerd_one {
+            ContainerdOne::Refused => {
+                found.push(finding(
+                    format!("Kubernetes {release} is planned to refuse containerd {version}: its kubelet needs the CRI `RuntimeConfig` call, which containerd 1.x lacks"),
+                    "the kubelet will not start",
+                ));
+                return;
+            }
+            ContainerdOne::FallsBack => {
+                found.push(
+                    finding(
+                        format!(
+                            "Kubernetes {release} no longer supports containerd 1.x ({version}): the kubelet falls back to its own cgroup driver, and is planned to refuse it from 1.{}",
+                            kubernetes::ASSUMED_AFTER_NEWEST.minor
+                        ),
+                        "containerd 1.x is unsupported",
+                    )
+                    .warning(),
+                );
+                return;
+            }
+            ContainerdOne::Supported | ContainerdOne::Deprecated | ContainerdOne::LastSupported => {
+            }
+        }
+    }
+    let newest_line = containerd::newest();
+    if !line.known && (version.major, version.minor) > (newest_line.major, newest_line.minor) {
+        found.push(
+            finding(
+                format!(
+                    "containerd {version} is newer than the lines hybridgen knows ({} to {}); its configuration is written as for {}",
+                    oldest.name(),
+                    newest_line.name(),
+                    newest_line.name()
+                ),
+                "unknown containerd line",
+            )
+            .warning(),
+        );
+        return;
+    }
+    let listed: Vec<String> = row
+        .containerd
+        .iter()
+        .map(|minimum| format!("{minimum}+"))
+        .collect();
+    match row.containerd.iter().find(|minimum| line.row.holds(minimum)) {
+        Some(minimum) if version < minimum => found.push(
+            finding(
+                format!(
+                    "containerd {version} is older than {minimum}, the oldest {} release containerd's RELEASES.md lists for Kubernetes 1.{}",
+                    line.row.name(),
+                    row.minor
+                ),
+                "below the listed patch",
+            )
+            .help(format!("use containerd {} or later, e.g. `{}`", minimum, line.row.newest))
+            .warning(),
+        ),
+        Some(_) => {}
+        None if row.containerd.iter().any(|minimum| (minimum.major, minimum.minor) > (version.major, version.minor)) => found.push(
+            finding(
+                format!(
+                    "containerd {} is not among the lines containerd's RELEASES.md lists for Kubernetes 1.{} ({})",
+                    line.row.name(),
+                    row.minor,
+                    listed.join(", ")
+                ),
+                "not listed for this Kubernetes",
+            )
+            .warning(),
+        ),
+        None => {}
     }
 }
 
@@ -407,27 +635,36 @@ fn check_dsr(context: &Context, found: &mut Vec<Diagnostic>) {
     {
         return;
     }
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = BTreeSet::new();
     for windows in plan.nodes.iter().filter_map(|node| node.windows.as_ref()) {
         let Some(Ok(build)) = &windows.build else {
             continue;
         };
-        if build.build != 17763 || !seen.insert(windows.build_pointer.clone()) {
+        if !seen.insert(windows.build_pointer.clone()) {
             continue;
         }
-        let message = match build.revision {
-            Some(revision) if revision >= DSR_REVISION => continue,
-            Some(_) => format!(
-                "Windows build {build} predates 10.0.17763.{DSR_REVISION} (KB4580390), but `Kubeclusterbridge.json` enables kube-proxy DSR (`WinDSR=true`)"
+        let Some(Update::FromRevision(first, kb)) =
+            releases::windows::row(build.build).map(|row| row.dsr)
+        else {
+            continue;
+        };
+        let needed = WindowsBuild {
+            build: build.build,
+            revision: Some(first),
+        };
+        let message = match releases::windows::has(build, |row| row.dsr) {
+            Has::Yes => continue,
+            Has::Unknown => format!(
+                "Windows build {build} has no revision, so DSR support ({needed}, {kb}), which `Kubeclusterbridge.json` enables, cannot be verified"
             ),
-            None => format!(
-                "Windows build {build} has no revision, so DSR support (10.0.17763.{DSR_REVISION}, KB4580390), which `Kubeclusterbridge.json` enables, cannot be verified"
+            Has::No => format!(
+                "Windows build {build} predates {needed} ({kb}), but `Kubeclusterbridge.json` enables kube-proxy DSR (`WinDSR=true`)"
             ),
         };
         found.push(
             Diagnostic::new(&WINDOWS_DSR_UNSUPPORTED, value(windows.build_pointer.clone()), message)
-                .label("kube-proxy DSR needs KB4580390")
-                .help(format!("update the nodes to 10.0.17763.{DSR_REVISION} or later and write the revision, or use `backend: vxlan`, which does not enable DSR")),
+                .label(format!("kube-proxy DSR needs {kb}"))
+                .help(format!("update the nodes to {needed} or later and write the revision, or use `backend: vxlan`, which does not enable DSR")),
         );
     }
 }
@@ -435,6 +672,42 @@ fn check_dsr(context: &Context, found: &mut Vec<Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::Spec;
+
+    fn layout_findings(spec_text: &str, supported: &[MountLayout]) -> Vec<String> {
+        let spec: Spec = serde_yaml::from_str(spec_text).unwrap();
+        let plan = Plan::build(&spec);
+        let mut found = Vec::new();
+        find_unsupported_layouts(
+            &Context {
+                spec: &spec,
+                plan: &plan,
+            },
+            supported,
+            &mut found,
+        );
+        found
+            .iter()
+            .map(|d| format!("{} {}", d.code(), d.primary.location.pointer()))
+            .collect()
+    }
+
+    #[test]
+    fn a_node_without_bind_mounts_is_refused_only_by_scripts_that_need_them() {
+        let symlinks = include_str!(
+            "../../tests/fixtures/valid/HG317-containerd-1.6-on-ws2019-before-the-bind-filter.yaml"
+        );
+        assert!(layout_findings(symlinks, pins::HOST_PROCESS_LAYOUTS).is_empty());
+        assert_eq!(
+            layout_findings(symlinks, &[MountLayout::Bind]),
+            ["HG317 /windows/build"]
+        );
+        // containerd 1.7 on a Windows Server 2019 with the July 2022 update bind-mounts.
+        let bind = symlinks
+            .replace("10.0.17763.2000", "10.0.17763.3165")
+            .replace("version: 1.6.36", "version: 1.7.34");
+        assert!(layout_findings(&bind, &[MountLayout::Bind]).is_empty());
+    }
 
     #[test]
     fn cni_network_names_follow_the_spec() {

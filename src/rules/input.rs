@@ -141,15 +141,17 @@ declare_rules! {
     INVALID_VERSION = ("HG009", "invalid-version", Error, Some(check_versions));
 
     /// ### What it checks
-    /// That an inline kubeadm token is `[a-z0-9]{6}.[a-z0-9]{16}` and an inline CA hash is
-    /// `sha256:` followed by 64 hexadecimal digits.
+    /// That the kubeadm token is `[a-z0-9]{6}.[a-z0-9]{16}` and the CA hash is `sha256:` followed
+    /// by 64 hexadecimal digits, with nothing around them: written inline, checked with the spec;
+    /// read from the environment (`fromEnv`, or `KUBEADM_TOKEN` and `KUBEADM_CA_HASH` by default),
+    /// checked by `render` before it writes anything.
     ///
     /// ### Why it matters
     /// `kubeadm join` rejects anything else, on the node, after the files are deployed.
     ///
     /// ### Fix
-    /// Copy the values printed by `kubeadm token create --print-join-command`, and better, move
-    /// them to environment variables (HG005).
+    /// Copy the values printed by `kubeadm token create --print-join-command` (without the line
+    /// break a shell capture may add), and better, move them to environment variables (HG005).
     ///
     /// ### References
     /// k8s.io/cluster-bootstrap `BootstrapTokenPattern`; kubeadm `pubkeypin`.
@@ -328,7 +330,8 @@ fn check_secret_formats(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-fn is_bootstrap_token(text: &str) -> bool {
+/// A kubeadm bootstrap token: `[a-z0-9]{6}.[a-z0-9]{16}` (k8s.io/cluster-bootstrap).
+pub(crate) fn is_bootstrap_token(text: &str) -> bool {
     let lower_alnum = |part: &str| {
         part.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
@@ -341,7 +344,8 @@ fn is_bootstrap_token(text: &str) -> bool {
     }
 }
 
-fn is_ca_hash(text: &str) -> bool {
+/// A kubeadm discovery CA hash: `sha256:` and 64 hexadecimal digits (kubeadm `pubkeypin`).
+pub(crate) fn is_ca_hash(text: &str) -> bool {
     text.strip_prefix("sha256:")
         .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }

@@ -6,6 +6,7 @@ pub mod flannel;
 pub mod hostprocess;
 pub mod input;
 pub mod live;
+pub mod release;
 pub mod topology;
 pub mod windows;
 
@@ -58,12 +59,13 @@ macro_rules! declare_rules {
 pub(crate) use declare_rules;
 
 /// The families whose checks read the spec and its plan, in code order.
-const PLAN_FAMILIES: [&[Registered<Check>]; 6] = [
+const PLAN_FAMILIES: [&[Registered<Check>]; 7] = [
     input::RULES,
     cidr::RULES,
     flannel::RULES,
     windows::RULES,
     hostprocess::RULES,
+    release::RULES,
     topology::RULES,
 ];
 

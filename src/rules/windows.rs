@@ -2,7 +2,9 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
-use crate::plan::version::{Release, WindowsBuild, image_build, image_runs_on};
+use crate::plan::releases::kubernetes::{self, Known};
+use crate::plan::releases::windows::{self, Has, Update};
+use crate::plan::version::{WindowsBuild, image_build, image_runs_on};
 use crate::plan::{Plan, WindowsSetup};
 use crate::spec::{Backend, Os, Role, Runtime};
 use std::collections::BTreeMap;
@@ -132,16 +134,17 @@ fn declared_builds(plan: &Plan) -> BTreeMap<String, WindowsBuild> {
 }
 
 fn check_build_supported(context: &Context, found: &mut Vec<Diagnostic>) {
+    let first = windows::first_supported();
     for (pointer, build) in declared_builds(context.plan) {
-        if build.build < 17763 {
+        if build.build < first.build {
             found.push(
                 Diagnostic::new(
                     &WINDOWS_BUILD_UNSUPPORTED,
                     value(pointer),
-                    format!("Windows build {build} ({}) is older than 17763, the first build Kubernetes supports", build.name()),
+                    format!("Windows build {build} ({}) is older than {}, the first build Kubernetes supports", build.name(), first.build),
                 )
                 .label("unsupported Windows build")
-                .help("use Windows Server 2019 (10.0.17763) or later"),
+                .help(format!("use {}, 10.0.{}, or later", first.name, first.build)),
             );
         }
     }
@@ -152,30 +155,38 @@ fn check_overlay_hotfix(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     }
     for (pointer, build) in declared_builds(context.plan) {
-        if build.build != 17763 {
+        // Builds before the first supported one are HG301's.
+        let Some(Update::FromRevision(first, kb)) = windows::row(build.build)
+            .filter(|row| row.build >= windows::first_supported().build)
+            .map(|row| row.overlay)
+        else {
             continue;
-        }
-        match build.revision {
-            Some(revision) if revision < 379 => found.push(
+        };
+        let needed = WindowsBuild {
+            build: build.build,
+            revision: Some(first),
+        };
+        match windows::has(&build, |row| row.overlay) {
+            Has::No => found.push(
                 Diagnostic::new(
                     &WINDOWS_OVERLAY_HOTFIX,
                     value(pointer),
-                    format!("Windows build {build} predates KB4489899 (10.0.17763.379), which vxlan overlay networking needs"),
+                    format!("Windows build {build} predates {kb} ({needed}), which vxlan overlay networking needs"),
                 )
                 .label("overlay hotfix missing")
-                .help("update the nodes to 10.0.17763.379 or later, or use `backend: host-gw`"),
+                .help(format!("update the nodes to {needed} or later, or use `backend: host-gw`")),
             ),
-            None => found.push(
+            Has::Unknown => found.push(
                 Diagnostic::new(
                     &WINDOWS_OVERLAY_HOTFIX,
                     value(pointer),
-                    format!("Windows build {build} has no revision, so the KB4489899 overlay hotfix (revision 379) cannot be verified"),
+                    format!("Windows build {build} has no revision, so the {kb} overlay hotfix (revision {first}) cannot be verified"),
                 )
                 .label("revision unknown")
-                .help("write the build with its revision, e.g. `10.0.17763.379`")
+                .help(format!("write the build with its revision, e.g. `{needed}`"))
                 .warning(),
             ),
-            _ => {}
+            Has::Yes => {}
         }
     }
 }
@@ -221,42 +232,43 @@ fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The Windows builds each Kubernetes release lists as supported (kubernetes/website).
-fn supported_builds(kubernetes: &Release) -> &'static [u32] {
-    match (kubernetes.major, kubernetes.minor) {
-        (1, 14..=17) => &[17763],
-        (1, 18) => &[17763, 18362, 18363],
-        (1, 19..=20) => &[17763, 18363, 19041],
-        (1, 21..=22) => &[17763, 19041, 19042],
-        (1, 23..=34) => &[17763, 19042, 20348],
-        _ => &[20348, 26100],
-    }
-}
-
 fn check_kubernetes_support(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
-    let Ok(kubernetes) = &plan.kubernetes_version else {
+    let (Ok(kubernetes), Some(resolved)) = (&plan.kubernetes_version, &plan.kubernetes_release)
+    else {
         return;
     };
     if !plan.has_windows() {
         return;
     }
-    if !kubernetes.at_least(1, 14) {
-        found.push(
-            Diagnostic::new(
-                &WINDOWS_KUBERNETES_VERSION,
-                value("/kubernetes/version"),
-                format!("Kubernetes {kubernetes} predates stable Windows node support (1.14)"),
-            )
-            .label("too old for Windows nodes")
-            .help("use Kubernetes 1.14 or later"),
-        );
-        return;
+    // The table starts where Windows nodes became stable.
+    let first = kubernetes::oldest().minor;
+    match resolved.known {
+        Known::BeforeTable => {
+            found.push(
+                Diagnostic::new(
+                    &WINDOWS_KUBERNETES_VERSION,
+                    value("/kubernetes/version"),
+                    format!(
+                        "Kubernetes {kubernetes} predates stable Windows node support (1.{first})"
+                    ),
+                )
+                .label("too old for Windows nodes")
+                .help(format!("use Kubernetes 1.{first} or later")),
+            );
+            return;
+        }
+        // HG319 says what is wrong with it.
+        Known::Impossible => return,
+        Known::Yes | Known::AfterNewest => {}
     }
-    let supported = supported_builds(kubernetes);
+    let minor = kubernetes.minor;
     for (pointer, build) in declared_builds(plan) {
-        if build.build >= 17763 && !supported.contains(&build.build) {
-            let listed: Vec<String> = supported.iter().map(u32::to_string).collect();
+        if build.build >= windows::first_supported().build && !windows::listed(build.build, minor) {
+            let listed: Vec<String> = windows::listed_by(minor)
+                .iter()
+                .map(u32::to_string)
+                .collect();
             found.push(
                 Diagnostic::new(
                     &WINDOWS_KUBERNETES_VERSION,

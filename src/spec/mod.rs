@@ -219,11 +219,11 @@ pub enum Runtime {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Containerd {
-    /// The containerd release the join script installs, `MAJOR.MINOR.PATCH`. HostProcess
-    /// containers need 1.6; the bind-mount layout the rendered images use needs 1.7. Default: the
-    /// release named in the README.
+    /// The containerd release the join script installs, `MAJOR.MINOR.PATCH`; HostProcess
+    /// containers need 1.6. Default: the Kubernetes minor's, 1.7.34 through 1.35 and 2.3.4 from
+    /// 1.36, where the kubelet no longer supports containerd 1.x.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(example = &"1.7.22")]
+    #[schemars(example = &"1.7.34")]
     pub version: Option<String>,
 }
 

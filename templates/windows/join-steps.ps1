@@ -1,14 +1,36 @@
 
+function Install-File([string] $Source, [string] $Destination) {
+    # Moves $Source to $Destination. Windows refuses to overwrite or delete a program that runs
+    # (the kubelet, a containerd shim that still serves a pod) but lets it be renamed: the old
+    # file is set aside as *.old, and Remove-SetAside deletes it on a later run.
+    if (Test-Path -Path $Destination) {
+        $aside = "$Destination.old"
+        Remove-Item -Force -Path $aside -ErrorAction SilentlyContinue
+        if (Test-Path -Path $aside) {
+            $aside = "$Destination.$([Guid]::NewGuid().ToString('N')).old"
+        }
+        Move-Item -Force -Path $Destination -Destination $aside
+    }
+    Move-Item -Force -Path $Source -Destination $Destination
+}
+
+function Remove-SetAside([string] $Directory) {
+    # The files Install-File set aside on earlier runs; those still running stay until next time.
+    Get-ChildItem -Path $Directory -Filter '*.old' -File -ErrorAction SilentlyContinue |
+        Remove-Item -Force -ErrorAction SilentlyContinue
+}
+
 function Get-VerifiedFile([string] $Url, [string] $ChecksumUrl, [string] $Path) {
     # Downloads $Url to $Path unless $Path already holds it, and checks it against the SHA-256
-    # its project publishes at $ChecksumUrl (the first word of that file).
+    # its project publishes at $ChecksumUrl (the first word of that file). Says whether $Path
+    # changed.
     $checksumFile = "$Path.sha256"
     Invoke-WebRequest -UseBasicParsing -Uri $ChecksumUrl -OutFile $checksumFile
     $expected = ((Get-Content -Raw -Path $checksumFile).Trim() -split '\s+')[0].ToLowerInvariant()
     Remove-Item -Force -Path $checksumFile
     if ((Test-Path -Path $Path) -and ((Get-FileHash -Algorithm SHA256 -Path $Path).Hash.ToLowerInvariant() -eq $expected)) {
         Write-Host "  $Path is already the published file"
-        return
+        return $false
     }
     Write-Host "  downloading $Url"
     Invoke-WebRequest -UseBasicParsing -Uri $Url -OutFile "$Path.download"
@@ -17,102 +39,196 @@ function Get-VerifiedFile([string] $Url, [string] $ChecksumUrl, [string] $Path) 
         Remove-Item -Force -Path "$Path.download"
         throw "$Url has SHA-256 $actual, but $ChecksumUrl publishes $expected"
     }
-    Move-Item -Force -Path "$Path.download" -Destination $Path
+    Install-File -Source "$Path.download" -Destination $Path
     Write-Host "  checked against $ChecksumUrl"
+    return $true
 }
 
-Write-Host "Step 1/7: the Windows Containers feature"
-if ((Get-WindowsFeature -Name Containers).InstallState -ne 'Installed') {
-    Install-WindowsFeature -Name Containers | Out-Null
-    Write-Host 'Installed the Containers feature: restart the node (Restart-Computer), then run this script again'
-    exit 0
+function Stop-Kubelet {
+    # Says whether the kubelet was running.
+    $service = Get-Service -Name kubelet -ErrorAction SilentlyContinue
+    if ($service -and $service.Status -ne 'Stopped') {
+        Write-Host '  stopping the kubelet'
+        Stop-Service -Name kubelet -Force
+        return $true
+    }
+    return $false
 }
 
-Write-Host "Step 2/7: containerd $ContainerdVersion, with CNI in $CniBinPath and $CniConfigPath"
-$containerdDir = Join-Path $env:ProgramFiles 'containerd'
-$containerdExe = Join-Path $containerdDir 'bin\containerd.exe'
-$installed = ''
-if (Test-Path -Path $containerdExe) {
-    $installed = (& $containerdExe --version) -join ' '
+function Initialize-KubeletDirectories {
+    foreach ($directory in 'C:\k', 'C:\var\log\kubelet', 'C:\var\lib\kubelet\etc\kubernetes', 'C:\etc\kubernetes\pki', 'C:\etc\kubernetes\manifests') {
+        New-Item -ItemType Directory -Force -Path $directory | Out-Null
+    }
+    # The cluster's kubelet configuration names /etc/kubernetes/pki/ca.crt, which the Windows
+    # kubelet reads relative to C:\var\lib\kubelet (sig-windows-tools hostprocess/PrepareNode.ps1).
+    if (-not (Test-Path -Path 'C:\var\lib\kubelet\etc\kubernetes\pki')) {
+        New-Item -ItemType SymbolicLink -Path 'C:\var\lib\kubelet\etc\kubernetes\pki' -Value 'C:\etc\kubernetes\pki' | Out-Null
+    }
 }
-if ($installed -notmatch [regex]::Escape(" v$ContainerdVersion ")) {
-    $archive = "containerd-$ContainerdVersion-windows-amd64.tar.gz"
-    $url = "https://github.com/containerd/containerd/releases/download/v$ContainerdVersion/$archive"
+
+function Invoke-Join {
+    # Whether the kubelet of a joined node must start again on changed files or settings.
+    $restartKubelet = $false
+
+    Write-Host 'Step 1/8: the Windows Containers feature'
+    if ((Get-WindowsFeature -Name Containers).InstallState -ne 'Installed') {
+        Install-WindowsFeature -Name Containers | Out-Null
+        Write-Host 'Installed the Containers feature: restart the node (Restart-Computer), then run this script again'
+        exit 0
+    }
+
+    Write-Host "Step 2/8: containerd $ContainerdVersion, with CNI in $CniBinPath and $CniConfigPath"
+    $containerdDir = Join-Path $env:ProgramFiles 'containerd'
+    $containerdBin = Join-Path $containerdDir 'bin'
+    $containerdExe = Join-Path $containerdBin 'containerd.exe'
+    Remove-SetAside -Directory $containerdBin
+    $installed = ''
+    if (Test-Path -Path $containerdExe) {
+        $installed = (& $containerdExe --version) -join ' '
+    }
+    $upgrade = $installed -notmatch [regex]::Escape(" v$ContainerdVersion ")
+    $configPath = Join-Path $containerdDir 'config.toml'
+    $configChanged = -not (Test-Path -Path $configPath) -or ((Get-Content -Raw -Path $configPath) -ne $ContainerdConfig)
+    if ($upgrade -or $configChanged) {
+        # The kubelet service depends on containerd: both stop before containerd changes.
+        if (Stop-Kubelet) {
+            $restartKubelet = $true
+        }
+        $service = Get-Service -Name containerd -ErrorAction SilentlyContinue
+        if ($service -and $service.Status -ne 'Stopped') {
+            Write-Host '  stopping containerd'
+            Stop-Service -Name containerd -Force
+        }
+    }
+    if ($upgrade) {
+        $archive = "containerd-$ContainerdVersion-windows-amd64.tar.gz"
+        $url = "https://github.com/containerd/containerd/releases/download/v$ContainerdVersion/$archive"
+        $download = Join-Path $env:TEMP $archive
+        Get-VerifiedFile -Url $url -ChecksumUrl "$url.sha256sum" -Path $download | Out-Null
+        $unpacked = Join-Path $env:TEMP "containerd-$ContainerdVersion"
+        Remove-Item -Recurse -Force -Path $unpacked -ErrorAction SilentlyContinue
+        New-Item -ItemType Directory -Force -Path $unpacked, $containerdBin | Out-Null
+        tar.exe -xzf $download -C $unpacked
+        if ($LASTEXITCODE -ne 0) {
+            throw "tar could not unpack $download"
+        }
+        # Running containers keep their shim (containerd-shim-runhcs-v1.exe): set aside, not replaced.
+        foreach ($binary in Get-ChildItem -Path (Join-Path $unpacked 'bin') -File) {
+            Install-File -Source $binary.FullName -Destination (Join-Path $containerdBin $binary.Name)
+        }
+        Remove-Item -Recurse -Force -Path $unpacked
+    }
+    New-Item -ItemType Directory -Force -Path $CniBinPath, $CniConfigPath | Out-Null
+    if ($configChanged) {
+        Set-Content -Encoding ASCII -NoNewline -Path $configPath -Value $ContainerdConfig
+    }
+    if (-not (Get-Service -Name containerd -ErrorAction SilentlyContinue)) {
+        & $containerdExe --register-service
+        if ($LASTEXITCODE -ne 0) {
+            throw 'containerd --register-service failed'
+        }
+    }
+    if ((Get-Service -Name containerd).Status -ne 'Running') {
+        Start-Service -Name containerd
+    }
+
+    Write-Host 'Step 3/8: the kubelet directories'
+    Initialize-KubeletDirectories
+
+    Write-Host "Step 4/8: kubelet and kubeadm $KubernetesVersion, kube-log-runner $LogRunnerVersion"
+    Remove-SetAside -Directory 'C:\k'
+    $binaries = @(
+        @{ Name = 'kubelet.exe'; Version = $KubernetesVersion },
+        @{ Name = 'kubeadm.exe'; Version = $KubernetesVersion },
+        @{ Name = 'kube-log-runner.exe'; Version = $LogRunnerVersion }
+    )
+    foreach ($binary in $binaries) {
+        $url = "https://dl.k8s.io/$($binary.Version)/bin/windows/amd64/$($binary.Name)"
+        if (Get-VerifiedFile -Url $url -ChecksumUrl "$url.sha256" -Path (Join-Path 'C:\k' $binary.Name)) {
+            $restartKubelet = $true
+        }
+    }
+    # kubeadm's preflight runs `kubelet --version` from the PATH.
+    $machinePath = [Environment]::GetEnvironmentVariable('Path', 'Machine')
+    if (($machinePath -split ';') -notcontains 'C:\k') {
+        [Environment]::SetEnvironmentVariable('Path', "$machinePath;C:\k", 'Machine')
+    }
+    if (($env:Path -split ';') -notcontains 'C:\k') {
+        $env:Path = "$env:Path;C:\k"
+    }
+
+    Write-Host "Step 5/8: crictl $CrictlVersion, configured by C:\k\crictl.yaml"
+    $archive = "crictl-$CrictlVersion-windows-amd64.tar.gz"
+    $url = "https://github.com/kubernetes-sigs/cri-tools/releases/download/$CrictlVersion/$archive"
     $download = Join-Path $env:TEMP $archive
-    Get-VerifiedFile -Url $url -ChecksumUrl "$url.sha256sum" -Path $download
-    if (Get-Service -Name containerd -ErrorAction SilentlyContinue) {
-        Stop-Service -Name containerd
+    $newArchive = Get-VerifiedFile -Url $url -ChecksumUrl "$url.sha256" -Path $download
+    if ($newArchive -or -not (Test-Path -Path 'C:\k\crictl.exe')) {
+        tar.exe -xzf $download -C $env:TEMP crictl.exe
+        if ($LASTEXITCODE -ne 0) {
+            throw "tar could not unpack $download"
+        }
+        Install-File -Source (Join-Path $env:TEMP 'crictl.exe') -Destination 'C:\k\crictl.exe'
     }
-    New-Item -ItemType Directory -Force -Path $containerdDir | Out-Null
-    tar.exe -xzf $download -C $containerdDir
-    if ($LASTEXITCODE -ne 0) {
-        throw "tar could not unpack $download"
+    Copy-Item -Force -Path (Join-Path $PSScriptRoot 'crictl.yaml') -Destination 'C:\k\crictl.yaml'
+    # crictl reads %USERPROFILE%\.crictl\crictl.yaml unless CRI_CONFIG_FILE names another file
+    # (kubernetes-sigs/cri-tools docs/crictl.md): one file for every user.
+    [Environment]::SetEnvironmentVariable('CRI_CONFIG_FILE', 'C:\k\crictl.yaml', 'Machine')
+    $env:CRI_CONFIG_FILE = 'C:\k\crictl.yaml'
+
+    Write-Host 'Step 6/8: the kubelet service (restarted on failure, logging to C:\var\log\kubelet\kubelet.log, rotated)'
+    $binaryPath = 'C:\k\kube-log-runner.exe ' + ($LogRunnerArguments -join ' ') + ' C:\k\kubelet.exe ' + ($KubeletArguments -join ' ')
+    $service = Get-CimInstance -ClassName Win32_Service -Filter "Name='kubelet'"
+    if (-not $service) {
+        New-Service -Name kubelet -BinaryPathName $binaryPath -DependsOn containerd -StartupType Automatic | Out-Null
+    } elseif ($service.PathName -ne $binaryPath) {
+        sc.exe config kubelet binPath= $binaryPath depend= containerd start= auto | Out-Null
+        $restartKubelet = $true
     }
-}
-New-Item -ItemType Directory -Force -Path $CniBinPath, $CniConfigPath | Out-Null
-$configPath = Join-Path $containerdDir 'config.toml'
-$configChanged = -not (Test-Path -Path $configPath) -or ((Get-Content -Raw -Path $configPath) -ne $ContainerdConfig)
-if ($configChanged) {
-    Set-Content -Encoding ASCII -NoNewline -Path $configPath -Value $ContainerdConfig
-}
-if (-not (Get-Service -Name containerd -ErrorAction SilentlyContinue)) {
-    & $containerdExe --register-service
-    if ($LASTEXITCODE -ne 0) {
-        throw 'containerd --register-service failed'
+    sc.exe failure kubelet reset= 0 actions= restart/10000 | Out-Null
+
+    Write-Host 'Step 7/8: the firewall'
+    if (-not (Get-NetFirewallRule -Name 'kubelet-10250' -ErrorAction SilentlyContinue)) {
+        New-NetFirewallRule -Name 'kubelet-10250' -DisplayName 'kubelet (TCP 10250)' -Direction Inbound -Protocol TCP -LocalPort 10250 -Action Allow | Out-Null
     }
-}
-if ($configChanged -or (Get-Service -Name containerd).Status -ne 'Running') {
-    Restart-Service -Name containerd
-}
-
-Write-Host 'Step 3/7: the kubelet directories'
-foreach ($directory in 'C:\k', 'C:\var\log\kubelet', 'C:\var\lib\kubelet\etc\kubernetes', 'C:\etc\kubernetes\pki', 'C:\etc\kubernetes\manifests') {
-    New-Item -ItemType Directory -Force -Path $directory | Out-Null
-}
-# The cluster's kubelet configuration names /etc/kubernetes/pki/ca.crt, which the Windows kubelet
-# reads relative to C:\var\lib\kubelet (sig-windows-tools hostprocess/PrepareNode.ps1).
-if (-not (Test-Path -Path 'C:\var\lib\kubelet\etc\kubernetes\pki')) {
-    New-Item -ItemType SymbolicLink -Path 'C:\var\lib\kubelet\etc\kubernetes\pki' -Value 'C:\etc\kubernetes\pki' | Out-Null
-}
-
-Write-Host "Step 4/7: kubelet, kubeadm and kube-log-runner $KubernetesVersion"
-foreach ($binary in 'kubelet.exe', 'kubeadm.exe', 'kube-log-runner.exe') {
-    $url = "https://dl.k8s.io/$KubernetesVersion/bin/windows/amd64/$binary"
-    Get-VerifiedFile -Url $url -ChecksumUrl "$url.sha256" -Path (Join-Path 'C:\k' $binary)
-}
-# kubeadm's preflight runs `kubelet --version` from the PATH.
-$machinePath = [Environment]::GetEnvironmentVariable('Path', 'Machine')
-if (($machinePath -split ';') -notcontains 'C:\k') {
-    [Environment]::SetEnvironmentVariable('Path', "$machinePath;C:\k", 'Machine')
-}
-if (($env:Path -split ';') -notcontains 'C:\k') {
-    $env:Path = "$env:Path;C:\k"
-}
-
-Write-Host 'Step 5/7: the kubelet service (restarted on failure, logging to C:\var\log\kubelet\kubelet.log)'
-$binaryPath = 'C:\k\kube-log-runner.exe -log-file=C:\var\log\kubelet\kubelet.log C:\k\kubelet.exe ' + ($KubeletArguments -join ' ')
-if (Get-Service -Name kubelet -ErrorAction SilentlyContinue) {
-    sc.exe config kubelet binPath= $binaryPath depend= containerd start= auto | Out-Null
-} else {
-    New-Service -Name kubelet -BinaryPathName $binaryPath -DependsOn containerd -StartupType Automatic | Out-Null
-}
-sc.exe failure kubelet reset= 0 actions= restart/10000 | Out-Null
-
-Write-Host 'Step 6/7: the firewall'
-if (-not (Get-NetFirewallRule -Name 'kubelet-10250' -ErrorAction SilentlyContinue)) {
-    New-NetFirewallRule -Name 'kubelet-10250' -DisplayName 'kubelet (TCP 10250)' -Direction Inbound -Protocol TCP -LocalPort 10250 -Action Allow | Out-Null
-}
-if ($OpenVxlanPort -and -not (Get-NetFirewallRule -Name 'flannel-vxlan-4789' -ErrorAction SilentlyContinue)) {
-    New-NetFirewallRule -Name 'flannel-vxlan-4789' -DisplayName 'flannel VXLAN (UDP 4789)' -Direction Inbound -Protocol UDP -LocalPort 4789 -Action Allow | Out-Null
-}
-
-Write-Host "Step 7/7: kubeadm join as $NodeName ($NodeAddress)"
-if (Test-Path -Path 'C:\etc\kubernetes\kubelet.conf') {
-    Write-Host '  this node has joined already (C:\etc\kubernetes\kubelet.conf exists); run kubeadm reset first to join again'
-} else {
-    & 'C:\k\kubeadm.exe' join --config (Join-Path $PSScriptRoot 'kubeadm-join.yaml')
-    if ($LASTEXITCODE -ne 0) {
-        throw "kubeadm join failed with exit code $LASTEXITCODE"
+    if ($OpenVxlanPort -and -not (Get-NetFirewallRule -Name 'flannel-vxlan-4789' -ErrorAction SilentlyContinue)) {
+        New-NetFirewallRule -Name 'flannel-vxlan-4789' -DisplayName 'flannel VXLAN (UDP 4789)' -Direction Inbound -Protocol UDP -LocalPort 4789 -Action Allow | Out-Null
     }
+
+    Write-Host "Step 8/8: kubeadm join as $NodeName ($NodeAddress)"
+    if (Test-Path -Path 'C:\etc\kubernetes\kubelet.conf') {
+        Write-Host '  joined already (C:\etc\kubernetes\kubelet.conf exists)'
+        if ($restartKubelet) {
+            Write-Host '  starting the kubelet again with the new files and settings'
+            Restart-Service -Name kubelet -Force
+        } elseif ((Get-Service -Name kubelet).Status -ne 'Running') {
+            Start-Service -Name kubelet
+        }
+    } else {
+        # kubeadm's preflight refuses these files, which a join that failed half-way leaves.
+        $leftovers = @('C:\etc\kubernetes\bootstrap-kubelet.conf', 'C:\etc\kubernetes\pki\ca.crt', 'C:\var\lib\kubelet\config.yaml') |
+            Where-Object { Test-Path -Path $_ }
+        if ($leftovers) {
+            Write-Host "  an earlier join stopped half-way and left $($leftovers -join ', '): undoing it with kubeadm reset"
+            Stop-Kubelet | Out-Null
+            & 'C:\k\kubeadm.exe' reset --force "--cri-socket=$CriSocket"
+            if ($LASTEXITCODE -ne 0) {
+                throw "kubeadm reset failed with exit code ${LASTEXITCODE}: delete $($leftovers -join ', ') by hand, then run this script again"
+            }
+            Initialize-KubeletDirectories
+        }
+        & 'C:\k\kubeadm.exe' join --config (Join-Path $PSScriptRoot 'kubeadm-join.yaml')
+        if ($LASTEXITCODE -ne 0) {
+            throw "kubeadm join failed with exit code ${LASTEXITCODE}: fix what it reported, then run this script again (it undoes the half-finished join first)"
+        }
+    }
+    Write-Host "Done: $NodeName has joined. It reports Ready once flanneld (DaemonSet kube-flannel-ds-windows) has written the CNI configuration into ${CniConfigPath}; watch it with: kubectl get node $NodeName"
 }
-Write-Host "Done: $NodeName is joined. It turns Ready once the kube-flannel-ds-windows and kube-proxy-windows pods run on it (kubectl get pods -A -o wide)."
+
+# kubeadm puts /etc/kubernetes and /var/lib/kubelet on the current drive: run from C:, where the
+# kubelet service looks, whichever drive the script is started from.
+Push-Location -LiteralPath 'C:\'
+try {
+    Invoke-Join
+} finally {
+    Pop-Location
+}

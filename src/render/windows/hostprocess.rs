@@ -1,22 +1,23 @@
 //! The Windows flanneld and kube-proxy as HostProcess DaemonSets (Kubernetes 1.24 and later):
 //! `windows/kube-flannel-windows.yml` and `windows/kube-proxy-windows.yml`.
 //!
-//! Every cluster value is written here — the one network name, the ranges, the API endpoint, each
-//! node's planned address — so that the images and their start scripts are the same for every
-//! cluster (they depend on the flannel and Kubernetes versions only). A DaemonSet is shared by all
-//! Windows nodes, so the node-specific values come from the node at start: its name from the
-//! downward API, its address from `node-addresses.json`, the planned address of each node by
-//! name, which the start script checks the host really holds before it binds flanneld to it.
+//! Every cluster value is written here — the one network name, the ranges, the API endpoint — so
+//! that the images and their start scripts are the same for every cluster (they depend on the
+//! flannel and Kubernetes versions only). A DaemonSet is shared by all Windows nodes, so the
+//! node-specific values come from the node at start, through the downward API: its name, and its
+//! address as the kubelet registered it (`status.hostIP`, which is the `--node-ip` `join.ps1`
+//! gives each node its planned address with). Nothing here names a node, so adding one touches no
+//! cluster-wide object.
 
 use super::host_process_settings;
 use crate::plan::Plan;
 use crate::plan::pins::WINDOWS_CNI_CONFIG_VERSION;
+use crate::plan::releases::kubernetes::KubernetesRelease;
 use crate::render::{Artifact, Input, RenderError};
-use crate::spec::{Backend, Os};
+use crate::spec::{Backend, Provider};
 use minijinja::context;
 use minijinja::value::Serde;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 pub const FLANNEL_PATH: &str = "windows/kube-flannel-windows.yml";
 pub const KUBE_PROXY_PATH: &str = "windows/kube-proxy-windows.yml";
@@ -28,14 +29,6 @@ pub const PATHS: [&str; 2] = [FLANNEL_PATH, KUBE_PROXY_PATH];
 /// script points containerd at the same directories.
 pub const CNI_BIN_PATH: &str = r"C:\opt\cni\bin";
 pub const CNI_CONFIG_PATH: &str = r"C:\etc\cni\net.d";
-
-/// Kubernetes caps a ConfigMap's data at 1 MiB (`MaxSecretSize`, which ConfigMap validation
-/// shares).
-const CONFIG_MAP_LIMIT: usize = 1024 * 1024;
-
-/// The first Kubernetes release where `WinDSR` is on by default (beta in 1.33, GA in 1.34:
-/// kubernetes/website `feature-gates/WinDSR.md`); before it, DSR needs the gate.
-const WINDSR_DEFAULT_ON: (u32, u32) = (1, 33);
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
@@ -53,34 +46,26 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         cni_bin_path: CNI_BIN_PATH,
         cni_config_path: CNI_CONFIG_PATH,
         cni_conf: indented(&cni_conf_json(plan, &network)?),
-        node_addresses: indented(&node_addresses_json(plan)?),
     };
     let flannel_text = crate::render::template("windows/kube-flannel-windows.yml.j2")?
         .render(context! { m => Serde(&flannel) })?;
-    if flannel.cni_conf.len() + flannel.node_addresses.len() > CONFIG_MAP_LIMIT {
-        return Err(RenderError(format!(
-            "`{FLANNEL_PATH}`: the ConfigMap kube-flannel-windows-cfg would exceed the 1 MiB \
-             Kubernetes allows; split the Windows nodes over several clusters"
-        )));
-    }
     let vxlan = plan.flannel.backend == Backend::Vxlan;
-    let (major, minor) = WINDSR_DEFAULT_ON;
+    let row = plan
+        .kubernetes_release
+        .ok_or_else(|| RenderError("`kubernetes.version` is not a release".into()))?
+        .row;
+    let cloud = input.spec.provider() != Provider::None;
     let proxy = KubeProxyManifest {
         kubernetes_tag: format!("v{}", network.kubernetes),
         image: image(settings.windows.kube_proxy_image.as_deref(), "kube-proxy")?,
-        api_host: settings.control_plane.to_string(),
-        api_port: settings.windows.api_server_port.to_string(),
         network_name: plan.flannel.network_name.clone(),
         cluster_cidr: network.cluster_cidr.to_string(),
         source_vip: vxlan,
         source_vip_text: vxlan.to_string(),
         dsr_text: settings.windows.dsr.to_string(),
-        // WinOverlay is on by default from 1.20 and never written; WinDSR needs its gate before 1.33.
-        feature_gates: if settings.windows.dsr && !network.kubernetes.at_least(major, minor) {
-            "WinDSR=true"
-        } else {
-            ""
-        },
+        feature_gates: kube_proxy_gates(row, vxlan, settings.windows.dsr).join(","),
+        metadata_route: cloud,
+        metadata_route_text: cloud.to_string(),
     };
     let proxy_text = crate::render::template("windows/kube-proxy-windows.yml.j2")?
         .render(context! { m => Serde(&proxy) })?;
@@ -88,6 +73,23 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         Artifact::new(FLANNEL_PATH, flannel_text),
         Artifact::new(KUBE_PROXY_PATH, proxy_text),
     ])
+}
+
+/// The feature gates kube-proxy is started with: those of the features in use (overlay with vxlan,
+/// DSR when planned) that the minor's row has off by default. A gate that is on, locked or gone is
+/// never named (naming a removed gate is refused).
+pub(crate) fn kube_proxy_gates(
+    row: &KubernetesRelease,
+    vxlan: bool,
+    dsr: bool,
+) -> Vec<&'static str> {
+    [
+        (vxlan && row.win_overlay.must_be_named(), "WinOverlay=true"),
+        (dsr && row.win_dsr.must_be_named(), "WinDSR=true"),
+    ]
+    .into_iter()
+    .filter_map(|(named, gate)| named.then_some(gate))
+    .collect()
 }
 
 /// An image reference, known present: HG312 stops rendering without one.
@@ -102,8 +104,11 @@ fn image(reference: Option<&str>, what: &str) -> Result<String, RenderError> {
 /// The Windows CNI configuration every node shares: the sdnoverlay (vxlan) or sdnbridge (host-gw)
 /// conflist of microsoft/windows-container-networking `example/flannel_overlay.conf` and
 /// `example/flannel_l2bridge.conf`. Pod traffic to the pod and Service networks is not NATed,
-/// Service traffic is encapsulated. The start script adds the one node-specific policy: the
-/// node's address as the overlay provider address, or (l2bridge) a route to it.
+/// Service traffic is encapsulated. With kube-proxy DSR on, `loopbackDSR` lets a pod reach a
+/// Service whose chosen backend is itself (kubernetes-sigs/sig-windows-tools#119; the plugin flag
+/// of microsoft/windows-container-networking `cni/cni.go`, from v0.2.2/v0.3.0). The start script
+/// adds the one node-specific policy: the node's address as the overlay provider address, or
+/// (l2bridge) a route to it.
 pub(crate) fn cni_conf_json(
     plan: &Plan,
     network: &crate::render::Network,
@@ -124,9 +129,10 @@ pub(crate) fn cni_conf_json(
             },
             delegate: Delegate {
                 kind: if vxlan { "sdnoverlay" } else { "sdnbridge" },
-                optional_flags: (!vxlan).then_some(OptionalFlags {
-                    force_bridge_gateway: true,
-                }),
+                optional_flags: OptionalFlags {
+                    force_bridge_gateway: (!vxlan).then_some(true),
+                    loopback_dsr: plan.windows.as_ref().is_some_and(|w| w.dsr).then_some(true),
+                },
                 additional_args: vec![
                     EndpointPolicy::new(PolicyValue::OutBoundNat {
                         settings: OutBoundNatSettings {
@@ -145,19 +151,6 @@ pub(crate) fn cni_conf_json(
     };
     serde_json::to_string_pretty(&conf)
         .map_err(|error| RenderError(format!("cannot write the Windows CNI config: {error}")))
-}
-
-/// Each Windows node's planned address, by node name.
-fn node_addresses_json(plan: &Plan) -> Result<String, RenderError> {
-    let mut addresses = BTreeMap::new();
-    for node in plan.nodes.iter().filter(|node| node.os == Os::Windows) {
-        let address = node.address.as_ref().map_err(|_| {
-            RenderError(format!("Windows node `{}` has no valid address", node.name))
-        })?;
-        addresses.insert(node.name.as_str(), address.to_string());
-    }
-    serde_json::to_string_pretty(&addresses)
-        .map_err(|error| RenderError(format!("cannot write the node addresses: {error}")))
 }
 
 /// JSON indented four spaces, for a block scalar under `data:`.
@@ -179,21 +172,20 @@ struct FlannelManifest {
     cni_bin_path: &'static str,
     cni_config_path: &'static str,
     cni_conf: String,
-    node_addresses: String,
 }
 
 #[derive(Serialize)]
 struct KubeProxyManifest {
     kubernetes_tag: String,
     image: String,
-    api_host: String,
-    api_port: String,
     network_name: String,
     cluster_cidr: String,
     source_vip: bool,
     source_vip_text: String,
     dsr_text: String,
-    feature_gates: &'static str,
+    feature_gates: String,
+    metadata_route: bool,
+    metadata_route_text: String,
 }
 
 #[derive(Serialize)]
@@ -223,16 +215,30 @@ struct Capabilities {
 struct Delegate {
     #[serde(rename = "type")]
     kind: &'static str,
-    #[serde(rename = "optionalFlags", skip_serializing_if = "Option::is_none")]
-    optional_flags: Option<OptionalFlags>,
+    #[serde(
+        rename = "optionalFlags",
+        skip_serializing_if = "OptionalFlags::is_empty"
+    )]
+    optional_flags: OptionalFlags,
     #[serde(rename = "AdditionalArgs")]
     additional_args: Vec<EndpointPolicy>,
 }
 
+/// The sdnoverlay/sdnbridge flags (microsoft/windows-container-networking `cni/cni.go`
+/// `OptionalFlags`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct OptionalFlags {
-    force_bridge_gateway: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    force_bridge_gateway: Option<bool>,
+    #[serde(rename = "loopbackDSR", skip_serializing_if = "Option::is_none")]
+    loopback_dsr: Option<bool>,
+}
+
+impl OptionalFlags {
+    fn is_empty(&self) -> bool {
+        self.force_bridge_gateway.is_none() && self.loopback_dsr.is_none()
+    }
 }
 
 #[derive(Serialize)]

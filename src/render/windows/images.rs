@@ -4,8 +4,9 @@
 //! each) and `windows/images/build.sh`, which builds both for `windows/amd64` with buildx and
 //! pushes them under exactly the references the DaemonSets name.
 //!
-//! The images depend on versions only — flanneld.exe is `flannel.version`, kube-proxy.exe is
-//! `kubernetes.version`, the CNI plugins are [`crate::plan::pins`] — and their start scripts read
+//! The images depend on versions only — flanneld.exe and the flannel CNI plugin follow
+//! `flannel.version`, kube-proxy.exe is `kubernetes.version`, host-local and sdnoverlay/sdnbridge
+//! are [`crate::plan::pins`] — and their start scripts read
 //! every cluster value from the DaemonSets, so one image serves every cluster on those versions.
 
 use super::host_process_settings;
@@ -51,15 +52,17 @@ struct Versions {
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let settings = host_process_settings(input.plan)?;
     let spec = input.spec;
-    // flanneld.exe is downloaded by the release's own tag, as written (a pre-release kept).
-    let flannel = crate::render::flannel::planned_release(input)?.tag.clone();
+    // flanneld.exe is downloaded by the release's own tag, as written (a pre-release kept), with
+    // the flannel CNI plugin that release pins.
+    let release = crate::render::flannel::planned_release(input)?;
+    let flannel = release.tag.clone();
     let kubernetes = release_tag(&spec.kubernetes.version).ok_or_else(|| {
         RenderError("`kubernetes.version` cannot be used as a download tag".into())
     })?;
     let versions = Versions {
         flannel: flannel.clone(),
         kubernetes: kubernetes.clone(),
-        flannel_cni_plugin: pins::FLANNEL_CNI_PLUGIN,
+        flannel_cni_plugin: release.row.windows_cni_plugin(),
         cni_plugins: pins::CNI_PLUGINS,
         windows_cni: pins::WINDOWS_CNI,
         base_image: pins::HOST_PROCESS_BASE_IMAGE,

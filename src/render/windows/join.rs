@@ -1,20 +1,25 @@
 //! The join, per Windows node (HostProcess path): `windows/<node>/kubeadm-join.yaml`, the kubeadm
 //! JoinConfiguration in the API version the release reads (it holds the token and CA hash, so it
-//! is written 0600 and compared masked), and `windows/<node>/join.ps1`, which prepares the node
-//! — the Containers feature, containerd with the CNI directories the flannel DaemonSet fills, the
-//! kubelet, kubeadm and kube-log-runner binaries, the kubelet service, the firewall — and joins
-//! it, saying what it does step by step. Every step checks first, so the script can run again.
+//! is written 0600 and compared masked); `windows/<node>/crictl.yaml`, crictl's configuration; and
+//! `windows/<node>/join.ps1`, which prepares the node — the Containers feature, containerd with
+//! the CNI directories the flannel DaemonSet fills, the kubelet, kubeadm, kube-log-runner and
+//! crictl binaries, the kubelet service, the firewall — and joins it, saying what it does step by
+//! step. Every step checks first, so the script can run again: on a joined node it updates what
+//! changed, and after a join that failed half-way it undoes it with `kubeadm reset` and joins.
 //!
 //! The kubelet runs as a Windows service (`--windows-service`) under kube-log-runner, which
 //! Kubernetes ships for exactly this (kubernetes/kubernetes#106123: the klog file flags were
-//! removed in 1.26), so no third-party service wrapper is downloaded.
+//! removed in 1.26), so no third-party service wrapper is downloaded. What depends on the
+//! Kubernetes minor or the containerd line — the kubelet's flags, the kubeadm API, the containerd
+//! configuration format, kube-log-runner's rotation, crictl — comes from their rows in
+//! [`crate::plan::releases`].
 
 use super::hostprocess::{CNI_BIN_PATH, CNI_CONFIG_PATH};
 use super::{checked_node_name, host_process_settings, secret_values, windows_of};
-use crate::plan::pins::CONTAINERD_CRI_SOCKET;
-use crate::plan::version::Release;
+use crate::plan::pins::{self, CONTAINERD_CRI_SOCKET};
+use crate::plan::releases::containerd::{ConfigFormat, ContainerdLine};
+use crate::plan::releases::kubernetes::KubernetesRelease;
 use crate::plan::{Plan, release_tag};
-use crate::render::cluster::kubeadm_api_version;
 use crate::render::script::{Script, powershell_quote, script_value};
 use crate::render::{Artifact, Input, RenderError};
 use crate::spec::{Backend, Os};
@@ -28,22 +33,22 @@ use std::net::Ipv4Addr;
 pub const SECRET_KEYS: &[&str] = &["token", "caCertHashes"];
 
 const JOIN_FILE: &str = "kubeadm-join.yaml";
+const CRICTL_FILE: &str = "crictl.yaml";
 const SCRIPT_FILE: &str = "join.ps1";
 
 /// The steps of `join.ps1`, the same for every node: they read the variables set above them.
 const STEPS: &str = include_str!("../../../templates/windows/join-steps.ps1");
 
-/// The first Kubernetes release whose kubelet takes the sandbox image from the runtime, so
-/// `--pod-infra-container-image` is deprecated (removed in 1.34; sig-windows-tools 6308ea8 gates
-/// it the same way).
-const SANDBOX_FROM_RUNTIME: (u32, u32) = (1, 27);
+/// Where kube-log-runner writes the kubelet's output.
+const KUBELET_LOG: &str = r"C:\var\log\kubelet\kubelet.log";
 
 pub fn paths(plan: &Plan) -> Result<Vec<String>, RenderError> {
     let mut paths = Vec::new();
     for node in plan.nodes.iter().filter(|node| node.os == Os::Windows) {
         let name = checked_node_name(&node.name)?;
-        paths.push(format!("windows/{name}/{JOIN_FILE}"));
-        paths.push(format!("windows/{name}/{SCRIPT_FILE}"));
+        for file in [JOIN_FILE, CRICTL_FILE, SCRIPT_FILE] {
+            paths.push(format!("windows/{name}/{file}"));
+        }
     }
     Ok(paths)
 }
@@ -66,7 +71,11 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let settings = host_process_settings(plan)?;
     let network = input.network()?;
     let kubernetes = network.kubernetes;
-    let api_version = kubeadm_api_version(&kubernetes);
+    let row = plan
+        .kubernetes_release
+        .ok_or_else(|| RenderError("`kubernetes.version` is not a release".into()))?
+        .row;
+    let api = row.kubeadm.api;
     let [token, ca_hash] = secret_values(input);
     let endpoint = format!(
         "{}:{}",
@@ -80,6 +89,18 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .containerd_version
         .as_ref()
         .map_err(|error| RenderError(format!("containerd: {}", error.problem)))?;
+    let line = settings
+        .windows
+        .containerd_line
+        .ok_or_else(|| RenderError("containerd: the version is not a release".into()))?
+        .row;
+    let crictl = row.crictl.ok_or_else(|| {
+        RenderError(format!(
+            "no crictl release with a published checksum matches Kubernetes 1.{}",
+            row.minor
+        ))
+    })?;
+    let crictl_config = crictl_config();
     let template = crate::render::template("windows/kubeadm-join.yaml.j2")?;
     let mut seen = BTreeSet::new();
     let mut artifacts = Vec::new();
@@ -98,26 +119,32 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         let join = template.render(context! { j => Serde(&JoinConfiguration {
             node: name,
             kubernetes: kubernetes.to_string(),
-            api_version,
+            api_version: api.as_str(),
             endpoint: endpoint.clone(),
             token: &token,
             ca_hash: &ca_hash,
             cri_socket: CONTAINERD_CRI_SOCKET,
             address: address.to_string(),
-            extra_args_list: api_version.ends_with("v1beta4"),
+            extra_args_list: api.extra_args_list(),
         }) })?;
         artifacts.push(Artifact {
             path: format!("windows/{name}/{JOIN_FILE}"),
             contents: join,
             secret_keys: SECRET_KEYS,
         });
+        artifacts.push(Artifact::new(
+            format!("windows/{name}/{CRICTL_FILE}"),
+            crictl_config.clone(),
+        ));
         let script = join_script(&JoinScript {
             cluster: &input.spec.metadata.name,
             node: name,
             address,
-            kubernetes: &kubernetes,
+            kubernetes: row,
             kubernetes_tag: &kubernetes_tag,
-            containerd,
+            containerd: &containerd.to_string(),
+            line,
+            crictl,
             pause,
             vxlan: plan.flannel.backend == Backend::Vxlan,
         })?;
@@ -129,14 +156,30 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     Ok(artifacts)
 }
 
+/// `crictl.yaml`: containerd's CRI pipe for both endpoints (kubernetes-sigs/cri-tools
+/// `docs/crictl.md`, the Windows example; the keys are those of its `pkg/common/config.go`).
+fn crictl_config() -> String {
+    let mut text = String::from(
+        "# Code generated by hybridgen; DO NOT EDIT.\n\
+         # crictl's configuration: join.ps1 copies it to C:\\k\\crictl.yaml and points CRI_CONFIG_FILE at it.\n",
+    );
+    for key in ["runtime-endpoint", "image-endpoint"] {
+        text.push_str(&format!("{key}: {CONTAINERD_CRI_SOCKET}\n"));
+    }
+    text.push_str("timeout: 10\n");
+    text
+}
+
 /// What one node's `join.ps1` needs.
 struct JoinScript<'a> {
     cluster: &'a str,
     node: &'a str,
     address: Ipv4Addr,
-    kubernetes: &'a Release,
+    kubernetes: &'static KubernetesRelease,
     kubernetes_tag: &'a str,
-    containerd: &'a Release,
+    containerd: &'a str,
+    line: &'static ContainerdLine,
+    crictl: &'static str,
     pause: &'a str,
     vxlan: bool,
 }
@@ -151,16 +194,19 @@ fn join_script(values: &JoinScript) -> Result<String, RenderError> {
         values.address
     ));
     script.comment(
-        "Run it as Administrator on the node, from this directory (kubeadm-join.yaml beside it):",
+        "Run it as Administrator on the node, with kubeadm-join.yaml and crictl.yaml beside it:",
     );
     script.comment(&format!(
         "  powershell -ExecutionPolicy Bypass -File .\\{SCRIPT_FILE}"
     ));
     script.comment(
-        "Safe to run again: each step checks what is there first. After the Containers feature is",
+        "Safe to run again: each step checks what is there first. On a joined node it updates what",
     );
     script.comment(
-        "installed the node must restart once; the script says so and stops, run it again after.",
+        "changed; after a join that failed half-way it runs kubeadm reset and joins again. After the",
+    );
+    script.comment(
+        "Containers feature is installed the node must restart once; the script says so and stops.",
     );
     script.line("#Requires -RunAsAdministrator");
     script.line("$ErrorActionPreference = 'Stop'");
@@ -168,84 +214,110 @@ fn join_script(values: &JoinScript) -> Result<String, RenderError> {
     script.comment("GitHub and dl.k8s.io accept TLS 1.2 only; Windows PowerShell 5.1 may not offer it by default.");
     script.line("[Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor [Net.SecurityProtocolType]::Tls12");
     script.blank();
-    script.line(&format!("$NodeName = {}", powershell_quote(node)));
-    script.line(&format!(
-        "$NodeAddress = {}",
-        powershell_quote(&values.address.to_string())
-    ));
-    script.line(&format!(
-        "$KubernetesVersion = {}",
-        powershell_quote(values.kubernetes_tag)
-    ));
-    script.line(&format!(
-        "$ContainerdVersion = {}",
-        powershell_quote(&values.containerd.to_string())
-    ));
-    script.line(&format!("$CniBinPath = {}", powershell_quote(CNI_BIN_PATH)));
-    script.line(&format!(
-        "$CniConfigPath = {}",
-        powershell_quote(CNI_CONFIG_PATH)
-    ));
+    let log_runner = if values.kubernetes.log_rotation {
+        values.kubernetes_tag
+    } else {
+        // An earlier kube-log-runner cannot rotate; the first one that can runs any kubelet.
+        pins::ROTATING_KUBE_LOG_RUNNER
+    };
+    for (variable, value) in [
+        ("NodeName", node),
+        ("NodeAddress", &values.address.to_string()),
+        ("KubernetesVersion", values.kubernetes_tag),
+        ("ContainerdVersion", values.containerd),
+        ("CrictlVersion", values.crictl),
+        ("LogRunnerVersion", log_runner),
+        ("CniBinPath", CNI_BIN_PATH),
+        ("CniConfigPath", CNI_CONFIG_PATH),
+        ("CriSocket", CONTAINERD_CRI_SOCKET),
+    ] {
+        script.line(&format!("${variable} = {}", powershell_quote(value)));
+    }
     script.line(&format!(
         "$OpenVxlanPort = ${}",
         if values.vxlan { "true" } else { "false" }
     ));
-    script.comment("containerd's configuration: only what differs from its defaults.");
+    script.comment(&format!(
+        "containerd {}'s configuration (format version {}): only what differs from its defaults. Its own",
+        values.line.name(),
+        values.line.config.version()
+    ));
+    script.comment(&format!(
+        "sandbox image is {}; the planned one has a variant for every Windows build in use.",
+        values.line.default_pause
+    ));
     script.line("$ContainerdConfig = @'");
-    for line in containerd_config(values.containerd, pause).lines() {
+    for line in containerd_config(values.line, pause).lines() {
         script.line(line);
     }
     script.line("'@");
     script.comment(
         "The kubelet's flags (the cluster's KubeletConfiguration comes from kubeadm join).",
     );
-    script.line("$KubeletArguments = @(");
-    let flags = kubelet_flags(values.kubernetes, node, values.address, pause);
-    for (index, flag) in flags.iter().enumerate() {
-        let separator = if index + 1 < flags.len() { "," } else { "" };
-        script.line(&format!("    {}{separator}", powershell_quote(flag)));
-    }
-    script.line(")");
+    list(
+        &mut script,
+        "KubeletArguments",
+        &kubelet_flags(values.kubernetes, node, values.address, pause),
+    );
+    script.comment("kube-log-runner runs the kubelet and keeps its log bounded.");
+    list(&mut script, "LogRunnerArguments", &log_runner_flags());
     let mut text = script.finish();
     text.push_str(STEPS);
     Ok(text)
 }
 
-/// containerd's `config.toml`: the CNI directories the flannel DaemonSet fills (containerd's
-/// Windows defaults are under `Program Files`), and the planned sandbox image (containerd's own
-/// default may have no variant for the node's build). The 1.x schema (version 2) and the 2.x one (version 3, where the CNI section moved
-/// to `io.containerd.cri.v1.runtime` and, from 2.1, takes `bin_dirs`) as containerd documents them
-/// (containerd/containerd `docs/cri/config.md`).
-pub(crate) fn containerd_config(containerd: &Release, pause: &str) -> String {
-    let mut lines = Vec::new();
-    if containerd.major >= 2 {
-        lines.push("version = 3".to_string());
-        lines.push("[plugins.'io.containerd.cri.v1.runtime'.cni]".into());
-        if containerd.at_least(2, 1) {
-            lines.push(format!("  bin_dirs = ['{CNI_BIN_PATH}']"));
-        } else {
-            lines.push(format!("  bin_dir = '{CNI_BIN_PATH}'"));
-        }
-        lines.push(format!("  conf_dir = '{CNI_CONFIG_PATH}'"));
-        lines.push("[plugins.'io.containerd.cri.v1.images'.pinned_images]".into());
-        lines.push(format!("  sandbox = '{pause}'"));
-    } else {
-        lines.push("version = 2".to_string());
-        lines.push("[plugins.\"io.containerd.grpc.v1.cri\"]".into());
-        lines.push(format!("  sandbox_image = '{pause}'"));
-        lines.push("[plugins.\"io.containerd.grpc.v1.cri\".cni]".into());
-        lines.push(format!("  bin_dir = '{CNI_BIN_PATH}'"));
-        lines.push(format!("  conf_dir = '{CNI_CONFIG_PATH}'"));
+/// `$name = @( 'a', 'b' )`, one quoted item a line.
+fn list(script: &mut Script, name: &str, items: &[String]) {
+    script.line(&format!("${name} = @("));
+    for (index, item) in items.iter().enumerate() {
+        let separator = if index + 1 < items.len() { "," } else { "" };
+        script.line(&format!("    {}{separator}", powershell_quote(item)));
     }
+    script.line(")");
+}
+
+/// containerd's `config.toml` in the line's own format: the CNI directories the flannel DaemonSet
+/// fills (containerd's Windows defaults are under `Program Files`), and the planned sandbox image
+/// (containerd's own default may have no variant for the node's build). The keys as containerd
+/// documents them (containerd/containerd `docs/cri/config.md`): version 2 under
+/// `io.containerd.grpc.v1.cri`; versions 3 and 4 under `io.containerd.cri.v1.runtime` and
+/// `io.containerd.cri.v1.images`, with the list `bin_dirs` from 2.1.
+pub(crate) fn containerd_config(line: &ContainerdLine, pause: &str) -> String {
+    let format: ConfigFormat = line.config;
+    let bin = if line.cni_bin_dirs {
+        format!("  bin_dirs = ['{CNI_BIN_PATH}']")
+    } else {
+        format!("  bin_dir = '{CNI_BIN_PATH}'")
+    };
+    let conf = format!("  conf_dir = '{CNI_CONFIG_PATH}'");
+    let lines = if format.split_cri() {
+        [
+            format!("version = {}", format.version()),
+            "[plugins.'io.containerd.cri.v1.runtime'.cni]".into(),
+            bin,
+            conf,
+            "[plugins.'io.containerd.cri.v1.images'.pinned_images]".into(),
+            format!("  sandbox = '{pause}'"),
+        ]
+    } else {
+        [
+            format!("version = {}", format.version()),
+            "[plugins.\"io.containerd.grpc.v1.cri\"]".into(),
+            format!("  sandbox_image = '{pause}'"),
+            "[plugins.\"io.containerd.grpc.v1.cri\".cni]".into(),
+            bin,
+            conf,
+        ]
+    };
     lines.join("\n")
 }
 
 /// The kubelet's command line on Windows (sig-windows-tools `hostprocess/PrepareNode.ps1`, which
 /// kubernetes.io's "Adding Windows worker nodes" uses): the kubeadm paths, this node's name and
 /// planned address, containerd's pipe, and what Windows requires (no QoS cgroups, no node
-/// allocatable enforcement, no resolv.conf). `--pod-infra-container-image` only before 1.27.
+/// allocatable enforcement, no resolv.conf); then what the minor's row asks for.
 pub(crate) fn kubelet_flags(
-    kubernetes: &Release,
+    kubernetes: &KubernetesRelease,
     node: &str,
     address: Ipv4Addr,
     pause: &str,
@@ -262,30 +334,52 @@ pub(crate) fn kubelet_flags(
     .collect();
     flags.push(format!("--hostname-override={node}"));
     flags.push(format!("--node-ip={address}"));
+    if kubernetes.kubelet.remote_runtime_flag {
+        flags.push("--container-runtime=remote".into());
+    }
     flags.push(format!(
         "--container-runtime-endpoint={CONTAINERD_CRI_SOCKET}"
     ));
     flags.push("--enforce-node-allocatable=".into());
     flags.push("--cgroups-per-qos=false".into());
     flags.push("--resolv-conf=".into());
-    let (major, minor) = SANDBOX_FROM_RUNTIME;
-    if !kubernetes.at_least(major, minor) {
+    if kubernetes.kubelet.sandbox_image_flag {
         flags.push(format!("--pod-infra-container-image={pause}"));
     }
     flags.push("--v=2".into());
     flags
 }
 
+/// kube-log-runner's flags: the log file, rotated at [`pins::KUBELET_LOG_SIZE`] and rotated
+/// files removed after [`pins::KUBELET_LOG_AGE`] (kube-log-runner `-log-file-size`,
+/// `-log-file-age`: kubernetes PR #127667).
+pub(crate) fn log_runner_flags() -> Vec<String> {
+    vec![
+        format!("-log-file={KUBELET_LOG}"),
+        format!("-log-file-size={}", pins::KUBELET_LOG_SIZE),
+        format!("-log-file-age={}", pins::KUBELET_LOG_AGE),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::releases::{containerd, kubernetes};
+    use crate::plan::version::Release;
+
+    fn row(minor: u32) -> &'static KubernetesRelease {
+        kubernetes::resolve(&Release::new(1, minor, 0)).row
+    }
 
     #[test]
-    fn the_sandbox_flag_is_gone_from_1_27() {
+    fn the_sandbox_flag_is_gone_from_1_27_and_remote_runtime_is_named_before_1_24() {
         let address = Ipv4Addr::new(192, 168, 10, 30);
         let pause = "registry.k8s.io/pause:3.9";
-        let old = kubelet_flags(&Release::new(1, 26, 15), "win-0", address, pause);
-        let new = kubelet_flags(&Release::new(1, 34, 0), "win-0", address, pause);
+        let with_dockershim = kubelet_flags(row(23), "win-0", address, pause);
+        let old = kubelet_flags(row(26), "win-0", address, pause);
+        let new = kubelet_flags(row(34), "win-0", address, pause);
+        assert!(with_dockershim.contains(&"--container-runtime=remote".to_string()));
+        assert!(!old.contains(&"--container-runtime=remote".to_string()));
         assert!(old.contains(&"--pod-infra-container-image=registry.k8s.io/pause:3.9".to_string()));
         assert!(
             !new.iter()
@@ -296,14 +390,29 @@ mod tests {
     }
 
     #[test]
-    fn containerd_2_uses_the_version_3_schema() {
-        let one = containerd_config(&Release::new(1, 7, 22), "registry.k8s.io/pause:3.10.2");
+    fn each_containerd_line_gets_its_own_config_format() {
+        let line = |version: Release| containerd::resolve(&version).row;
+        let one = containerd_config(line(Release::new(1, 7, 34)), "registry.k8s.io/pause:3.10.2");
         assert!(one.starts_with("version = 2\n"));
         assert!(one.contains("[plugins.\"io.containerd.grpc.v1.cri\".cni]"));
         assert!(one.contains("sandbox_image = 'registry.k8s.io/pause:3.10.2'"));
-        let two = containerd_config(&Release::new(2, 1, 0), "registry.k8s.io/pause:3.10");
+        let two = containerd_config(line(Release::new(2, 0, 11)), "registry.k8s.io/pause:3.10");
         assert!(two.starts_with("version = 3\n"));
-        assert!(two.contains("bin_dirs = ['C:\\opt\\cni\\bin']"));
-        assert!(two.contains("sandbox = 'registry.k8s.io/pause:3.10'"));
+        assert!(two.contains("  bin_dir = 'C:\\opt\\cni\\bin'"));
+        let two_one = containerd_config(line(Release::new(2, 1, 0)), "registry.k8s.io/pause:3.10");
+        assert!(two_one.starts_with("version = 3\n"));
+        assert!(two_one.contains("bin_dirs = ['C:\\opt\\cni\\bin']"));
+        assert!(!two_one.contains("bin_dir "));
+        assert!(two_one.contains("sandbox = 'registry.k8s.io/pause:3.10'"));
+        let two_three =
+            containerd_config(line(Release::new(2, 3, 4)), "registry.k8s.io/pause:3.10");
+        assert!(two_three.starts_with("version = 4\n"));
+    }
+
+    #[test]
+    fn crictl_talks_to_containerd() {
+        let config = crictl_config();
+        assert!(config.contains("runtime-endpoint: npipe:////./pipe/containerd-containerd\n"));
+        assert!(config.contains("image-endpoint: npipe:////./pipe/containerd-containerd\n"));
     }
 }

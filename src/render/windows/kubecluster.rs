@@ -19,7 +19,7 @@
 
 use super::{SecretSource, checked_node_name, secret_sources, windows_of};
 use crate::plan::version::Release;
-use crate::plan::{Plan, WindowsSetup};
+use crate::plan::{Plan, WindowsSetup, releases};
 use crate::render::{Artifact, Input, RenderError};
 use crate::spec::{Backend, Os, Runtime};
 use serde::Serialize;
@@ -177,10 +177,10 @@ fn rendered_release(plan: &Plan) -> Result<Option<Release>, RenderError> {
 ///   `WinDSR=true` for Direct Server Return; for the bridge plugin KubeCluster.ps1 also adds
 ///   `--enable-dsr=true` when the gates contain it. This is the upstream
 ///   `Kubeclusterbridge.json` value. Overlay files do not get it, as upstream.
-/// * Before 1.14 neither gate exists (kube-proxy would reject an unknown gate), so nothing is
-///   written; lint rule HG304 rejects such specs anyway.
+/// * Before 1.14, the release table's first minor, neither gate exists (kube-proxy would reject an
+///   unknown gate), so nothing is written; lint rule HG304 rejects such specs anyway.
 fn proxy_gates(backend: Backend, kubernetes: &Release) -> &'static str {
-    if !kubernetes.at_least(1, 14) {
+    if releases::kubernetes::resolve(kubernetes).known == releases::kubernetes::Known::BeforeTable {
         return "";
     }
     match backend {

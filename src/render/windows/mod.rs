@@ -78,6 +78,9 @@ fn secret_source<'a>(
     }
 }
 
+/// The spec fields that hold the join secrets, in the order [`secret_sources`] gives them.
+pub const SECRET_FIELDS: [&str; 2] = ["kubeadmToken", "kubeadmCaHash"];
+
 /// The token and CA hash sources: `windows.controlPlane.kubeadmToken` / `kubeadmCaHash` when
 /// written, else the variables [`DEFAULT_TOKEN_VARIABLE`] and [`DEFAULT_CA_HASH_VARIABLE`].
 fn secret_sources(spec: &Spec) -> [SecretSource<'_>; 2] {
@@ -95,6 +98,19 @@ fn secret_sources(spec: &Spec) -> [SecretSource<'_>; 2] {
             DEFAULT_CA_HASH_VARIABLE,
         ),
     ]
+}
+
+/// The variables the join secrets are read from, each with its field ([`SECRET_FIELDS`]); none
+/// for values written inline.
+pub fn secret_variable_fields(spec: &Spec) -> Vec<(&'static str, &str)> {
+    SECRET_FIELDS
+        .into_iter()
+        .zip(secret_sources(spec))
+        .filter_map(|(field, source)| match source {
+            SecretSource::Env(name) => Some((field, name)),
+            SecretSource::Literal(_) => None,
+        })
+        .collect()
 }
 
 /// The token and the CA hash: from the environment, the literal written inline, or the obvious
@@ -116,12 +132,9 @@ pub fn secret_variables(spec: &Spec, plan: &Plan) -> Vec<String> {
     if plan.windows_setup.is_none() {
         return Vec::new();
     }
-    let names: BTreeSet<String> = secret_sources(spec)
+    let names: BTreeSet<String> = secret_variable_fields(spec)
         .into_iter()
-        .filter_map(|source| match source {
-            SecretSource::Env(name) => Some(name.to_string()),
-            SecretSource::Literal(_) => None,
-        })
+        .map(|(_, name)| name.to_string())
         .collect();
     names.into_iter().collect()
 }

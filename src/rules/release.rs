@@ -1,0 +1,70 @@
+//! HG319: a Kubernetes release the release table does not know ([`crate::plan::releases`]).
+
+use super::{Context, declare_rules};
+use crate::diagnostic::{Diagnostic, value};
+use crate::plan::releases::kubernetes::{self, Known};
+
+declare_rules! {
+    /// ### What it checks
+    /// That `kubernetes.version` is a release hybridgen's release table knows (1.14 to 1.37). A
+    /// warning for the minor after the newest, which may have been released since; an error for a
+    /// version that cannot exist yet: two or more minors past the newest (`1.99.0`), or a major
+    /// other than 1. Releases before the table are real and not flagged (HG304 says which need
+    /// Windows nodes to wait).
+    ///
+    /// ### Why it matters
+    /// The kubelet flags, kube-proxy feature gates, kubeadm API, default containerd and supported
+    /// Windows builds all come from the minor's row. For the minor after the newest hybridgen
+    /// assumes the newest row with the changes already announced for it (the kubelet refusing
+    /// containerd 1.x, the WinOverlay and WinDSR gates removed); anything else it changed is
+    /// unknown. A version that does not exist is a typo, and its downloads would fail on the node.
+    ///
+    /// ### Fix
+    /// Write the release you run, e.g. `"1.37.0"`; for a release newer than the table, compare its
+    /// changelog's Windows notes with what `render` writes.
+    ///
+    /// ### References
+    /// kubernetes/kubernetes `CHANGELOG/`; kubernetes.io "Releases"; kubernetes/enhancements
+    /// KEP-4033 (containerd 1.x refused from 1.38); kubernetes PR #142125 (gate removal).
+    KUBERNETES_RELEASE_UNKNOWN = ("HG319", "kubernetes-release-unknown", Error, Some(check_release_known));
+}
+
+fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let (Ok(version), Some(resolved)) = (&plan.kubernetes_version, &plan.kubernetes_release) else {
+        return;
+    };
+    let (oldest, newest) = (kubernetes::oldest().minor, kubernetes::newest().minor);
+    let suggestion = format!("1.{newest}.0");
+    match resolved.known {
+        Known::Yes | Known::BeforeTable => {}
+        Known::AfterNewest => found.push(
+            Diagnostic::new(
+                &KUBERNETES_RELEASE_UNKNOWN,
+                value("/kubernetes/version"),
+                format!(
+                    "Kubernetes {version} is newer than the releases hybridgen knows (1.{oldest} to 1.{newest}): it is planned as 1.{newest} with the changes announced for 1.{}",
+                    resolved.row.minor
+                ),
+            )
+            .label("not in the release table")
+            .help(format!(
+                "check the Windows notes of the 1.{} changelog against what `render` writes, or use `{suggestion}`",
+                resolved.row.minor
+            ))
+            .warning(),
+        ),
+        Known::Impossible => found.push(
+            Diagnostic::new(
+                &KUBERNETES_RELEASE_UNKNOWN,
+                value("/kubernetes/version"),
+                format!(
+                    "Kubernetes {version} does not exist: the newest release is 1.{newest}, and the next one is 1.{}",
+                    newest + 1
+                ),
+            )
+            .label("no such release")
+            .help(format!("write the release you run, e.g. `{suggestion}`")),
+        ),
+    }
+}

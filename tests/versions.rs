@@ -1,0 +1,419 @@
+//! The 1.33 example rendered on every Kubernetes minor of the release table from 1.24, with every
+//! containerd line and Windows Server 2019, 2022 and 2025, read back: the kubelet flags, the
+//! kube-proxy gates, the kubeadm API, the containerd configuration format, the kube-log-runner and
+//! crictl releases and the findings are the ones the rows call for. A row added to the table is
+//! rendered here too, so it cannot bring back a flag an earlier row removed, name a gate it has
+//! locked, or leave the findings out of step.
+
+use hybridgen::diagnostic::Severity;
+use hybridgen::plan::pins;
+use hybridgen::plan::releases::containerd::{self, ContainerdLine};
+use hybridgen::plan::releases::kubernetes::{self, ContainerdOne, Gate, KubernetesRelease};
+use hybridgen::plan::releases::windows;
+use hybridgen::render::{Input, Secrets, render_all};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+const EXAMPLE: &str = include_str!("../examples/kubeadm-1.33-vxlan-windows.yaml");
+
+/// Windows Server 2019 (updated past every feature the table gates on a revision), 2022 and 2025.
+const BUILDS: [&str; 3] = ["10.0.17763.6293", "10.0.20348.2700", "10.0.26100.1742"];
+
+/// The first minor of the HostProcess path without dockershim.
+const FIRST_MINOR: u32 = 24;
+
+fn spec_text(row: &KubernetesRelease, line: &ContainerdLine, build: &str) -> String {
+    let edits = [
+        (
+            "version: \"1.33.4\"",
+            format!("version: \"1.{}.0\"", row.minor),
+        ),
+        ("build: \"10.0.20348.2700\"", format!("build: \"{build}\"")),
+        ("version: 1.7.34", format!("version: {}", line.newest)),
+    ];
+    let mut text = EXAMPLE.to_string();
+    for (from, to) in edits {
+        assert_eq!(text.matches(from).count(), 1, "the example lost {from}");
+        text = text.replace(from, &to);
+    }
+    text
+}
+
+/// What the rendering of one combination gave.
+struct Rendered {
+    findings: BTreeMap<&'static str, Severity>,
+    files: BTreeMap<String, String>,
+}
+
+fn render(row: &KubernetesRelease, line: &ContainerdLine, build: &str) -> Rendered {
+    let text = spec_text(row, line, build);
+    let checked = hybridgen::pipeline::check("spec.yaml", text.into_bytes());
+    let findings: BTreeMap<&'static str, Severity> = checked
+        .diagnostics
+        .iter()
+        .map(|d| (d.code(), d.severity))
+        .collect();
+    let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
+        panic!(
+            "1.{} with containerd {}: does not plan",
+            row.minor, line.newest
+        );
+    };
+    let secrets = Secrets::from_values(BTreeMap::from([
+        (
+            "KUBEADM_TOKEN".to_string(),
+            "q1w2e3.r4t5y6u7i8o9p0a1".to_string(),
+        ),
+        (
+            "KUBEADM_CA_HASH".to_string(),
+            format!("sha256:{}", "0f".repeat(32)),
+        ),
+    ]));
+    let files = render_all(&Input {
+        spec,
+        plan,
+        secrets: &secrets,
+    })
+    .unwrap_or_else(|error| panic!("1.{}: {}", row.minor, error.0))
+    .into_iter()
+    .map(|artifact| (artifact.path, artifact.contents))
+    .collect();
+    Rendered { findings, files }
+}
+
+/// The quoted items of a `$Name = @( ... )` list in a rendered script.
+fn script_list(script: &str, name: &str) -> Vec<String> {
+    let start = format!("${name} = @(");
+    script
+        .lines()
+        .skip_while(|line| *line != start)
+        .skip(1)
+        .take_while(|line| *line != ")")
+        .map(|line| {
+            line.trim()
+                .trim_end_matches(',')
+                .trim_matches('\'')
+                .to_string()
+        })
+        .collect()
+}
+
+/// The value of `$Name = '...'` in a rendered script.
+fn script_value<'a>(script: &'a str, name: &str) -> &'a str {
+    let start = format!("${name} = '");
+    script
+        .lines()
+        .find_map(|line| line.strip_prefix(&start))
+        .and_then(|rest| rest.strip_suffix('\''))
+        .unwrap_or_else(|| panic!("no ${name}"))
+}
+
+/// The lines of the `$ContainerdConfig` here-string.
+fn containerd_config(script: &str) -> Vec<&str> {
+    script
+        .lines()
+        .skip_while(|line| *line != "$ContainerdConfig = @'")
+        .skip(1)
+        .take_while(|line| *line != "'@")
+        .collect()
+}
+
+fn yaml(text: &str) -> Vec<serde_yaml::Value> {
+    serde_yaml::Deserializer::from_str(text)
+        .map(|document| serde_yaml::Value::deserialize(document).unwrap())
+        .filter(|document| !document.is_null())
+        .collect()
+}
+
+fn env_value(daemonset: &serde_yaml::Value, name: &str) -> String {
+    daemonset["spec"]["template"]["spec"]["containers"][0]["env"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|var| var["name"] == name)
+        .and_then(|var| var["value"].as_str())
+        .unwrap_or_else(|| panic!("no {name}"))
+        .to_string()
+}
+
+/// HG318 as the table calls for it: containerd 1.x where the kubelet no longer supports it, or a
+/// line RELEASES.md does not list for the minor while it lists a newer one. The newest patch of a
+/// listed line is never below the listed one.
+fn expects_hg318(row: &KubernetesRelease, line: &ContainerdLine) -> bool {
+    if !line.runtime_config && row.containerd_one >= ContainerdOne::FallsBack {
+        return true;
+    }
+    if let Some(minimum) = row.containerd.iter().find(|minimum| line.holds(minimum)) {
+        assert!(line.newest >= *minimum);
+        return false;
+    }
+    row.containerd
+        .iter()
+        .any(|minimum| (minimum.major, minimum.minor) > (line.major, line.minor))
+}
+
+#[test]
+fn every_minor_line_and_build_renders_what_its_rows_call_for() {
+    let rows: Vec<&KubernetesRelease> = kubernetes::RELEASES
+        .iter()
+        .filter(|row| row.minor >= FIRST_MINOR)
+        .collect();
+    assert_eq!(rows.len(), 14, "1.24 to 1.37");
+    let mut combinations = 0;
+    for row in &rows {
+        let removed: BTreeSet<&str> = kubernetes::RELEASES
+            .iter()
+            .filter(|earlier| earlier.minor <= row.minor)
+            .flat_map(|earlier| earlier.kubelet.removed_flags.iter().copied())
+            .collect();
+        for line in containerd::LINES {
+            for build in BUILDS {
+                let at = format!("1.{} / containerd {} / {build}", row.minor, line.newest);
+                let rendered = render(row, line, build);
+                combinations += 1;
+
+                // The findings: only these, and never an error.
+                let number: u32 = build.split('.').nth(2).unwrap().parse().unwrap();
+                let mut expected = BTreeSet::new();
+                if !windows::listed(number, row.minor) {
+                    expected.insert("HG304");
+                }
+                if line.end_of_life.is_some() {
+                    expected.insert("HG313");
+                }
+                if expects_hg318(row, line) {
+                    expected.insert("HG318");
+                }
+                let found: BTreeSet<&str> = rendered.findings.keys().copied().collect();
+                assert_eq!(found, expected, "{at}: findings");
+                assert!(
+                    rendered.findings.values().all(|s| *s == Severity::Warning),
+                    "{at}: an error"
+                );
+
+                let script = &rendered.files["windows/win-worker-0/join.ps1"];
+                // The kubelet: no flag this minor or an earlier one removed, and the ones the
+                // row asks for.
+                let flags = script_list(script, "KubeletArguments");
+                for flag in &flags {
+                    let name = flag.split('=').next().unwrap();
+                    assert!(!removed.contains(name), "{at}: removed flag {flag}");
+                }
+                let has = |prefix: &str| flags.iter().any(|flag| flag.starts_with(prefix));
+                assert_eq!(
+                    has("--container-runtime=remote"),
+                    row.kubelet.remote_runtime_flag,
+                    "{at}"
+                );
+                assert_eq!(
+                    has("--pod-infra-container-image="),
+                    row.kubelet.sandbox_image_flag,
+                    "{at}"
+                );
+                for required in [
+                    "--windows-service",
+                    "--node-ip=192.168.10.30",
+                    "--cgroups-per-qos=false",
+                    "--enforce-node-allocatable=",
+                    "--container-runtime-endpoint=npipe:////./pipe/containerd-containerd",
+                ] {
+                    assert!(
+                        flags.iter().any(|flag| flag == required),
+                        "{at}: {required}"
+                    );
+                }
+
+                // containerd: the installed line, in its own configuration format.
+                assert_eq!(
+                    script_value(script, "ContainerdVersion"),
+                    line.newest.to_string(),
+                    "{at}"
+                );
+                let config = containerd_config(script);
+                assert_eq!(
+                    config[0],
+                    format!("version = {}", line.config.version()),
+                    "{at}"
+                );
+                let split = config
+                    .iter()
+                    .any(|l| l.contains("'io.containerd.cri.v1.runtime'.cni"));
+                assert_eq!(split, line.config.split_cri(), "{at}: CRI sections");
+                let bin_dirs = config
+                    .iter()
+                    .any(|l| l.trim_start().starts_with("bin_dirs"));
+                let bin_dir = config
+                    .iter()
+                    .any(|l| l.trim_start().starts_with("bin_dir "));
+                assert_eq!(
+                    (bin_dirs, bin_dir),
+                    (line.cni_bin_dirs, !line.cni_bin_dirs),
+                    "{at}: one of bin_dir and bin_dirs"
+                );
+
+                // kube-log-runner rotates, from the minor's own release when it can.
+                let log_runner = script_value(script, "LogRunnerVersion");
+                let own = format!("v1.{}.0", row.minor);
+                assert_eq!(
+                    log_runner,
+                    if row.log_rotation {
+                        own.as_str()
+                    } else {
+                        pins::ROTATING_KUBE_LOG_RUNNER
+                    },
+                    "{at}"
+                );
+                assert!(
+                    script_list(script, "LogRunnerArguments")
+                        .iter()
+                        .any(|flag| flag.starts_with("-log-file-size=")),
+                    "{at}"
+                );
+                assert_eq!(
+                    Some(script_value(script, "CrictlVersion")),
+                    row.crictl,
+                    "{at}"
+                );
+
+                // kube-proxy: only gates that are off by default, never a locked or removed one.
+                let proxy = yaml(&rendered.files["windows/kube-proxy-windows.yml"]);
+                let gates = env_value(&proxy[0], "FEATURE_GATES");
+                let stage = |gate: &str| match gate {
+                    "WinOverlay" => row.win_overlay,
+                    "WinDSR" => row.win_dsr,
+                    other => panic!("{at}: unknown gate {other}"),
+                };
+                for gate in gates.split(',').filter(|gate| !gate.is_empty()) {
+                    let name = gate.trim_end_matches("=true");
+                    assert_eq!(stage(name), Gate::Alpha, "{at}: {gate}");
+                }
+                assert_eq!(env_value(&proxy[0], "ENABLE_DSR"), "true", "{at}");
+                assert_eq!(
+                    gates.contains("WinDSR=true"),
+                    row.win_dsr == Gate::Alpha,
+                    "{at}: DSR is on, so its gate is named while it is off by default"
+                );
+
+                // kubeadm: the API the minor reads, in its extraArgs form.
+                let join = yaml(&rendered.files["windows/win-worker-0/kubeadm-join.yaml"]);
+                assert_eq!(join[0]["apiVersion"], row.kubeadm.api.as_str(), "{at}");
+                assert_eq!(
+                    join[0]["nodeRegistration"]["kubeletExtraArgs"].is_sequence(),
+                    row.kubeadm.api.extra_args_list(),
+                    "{at}"
+                );
+            }
+        }
+    }
+    assert_eq!(combinations, 14 * containerd::LINES.len() * BUILDS.len());
+}
+
+/// The same matrix, anchored to what the sources say in plain numbers, so that a wrong row is
+/// caught and not only a renderer that disagrees with its row.
+#[test]
+fn the_rows_say_what_the_sources_say() {
+    let row = |minor: u32| {
+        kubernetes::RELEASES
+            .iter()
+            .find(|row| row.minor == minor)
+            .unwrap()
+    };
+    let line = |major: u32, minor: u32| {
+        containerd::LINES
+            .iter()
+            .find(|line| (line.major, line.minor) == (major, minor))
+            .unwrap()
+    };
+    let findings =
+        |minor: u32, containerd: &ContainerdLine, build: &str| -> BTreeSet<&'static str> {
+            render(row(minor), containerd, build)
+                .findings
+                .keys()
+                .copied()
+                .collect()
+        };
+    let ws2022 = BUILDS[1];
+    // Kubernetes 1.35 is the last to support containerd 1.x; 1.36 falls back (RELEASES.md lists
+    // 2.3 and 2.2 only).
+    assert!(findings(35, line(1, 7), ws2022).is_empty());
+    assert_eq!(findings(36, line(1, 7), ws2022), BTreeSet::from(["HG318"]));
+    assert!(findings(36, line(2, 3), ws2022).is_empty());
+    // 1.35 lists 2.2, 2.1 and 1.7, not 2.0; 1.33 lists 2.0.4+.
+    assert_eq!(findings(35, line(2, 0), ws2022), BTreeSet::from(["HG318"]));
+    assert!(findings(33, line(2, 0), ws2022).is_empty());
+    // Windows Server 2019 is listed through 1.34, 2025 from 1.35.
+    assert!(findings(34, line(1, 7), BUILDS[0]).is_empty());
+    assert_eq!(
+        findings(35, line(1, 7), BUILDS[0]),
+        BTreeSet::from(["HG304"])
+    );
+    assert_eq!(
+        findings(34, line(1, 7), BUILDS[2]),
+        BTreeSet::from(["HG304"])
+    );
+
+    let flags_of = |minor: u32| {
+        let rendered = render(row(minor), line(1, 7), ws2022);
+        script_list(
+            &rendered.files["windows/win-worker-0/join.ps1"],
+            "KubeletArguments",
+        )
+    };
+    let sandbox = |flags: &[String]| {
+        flags
+            .iter()
+            .any(|flag| flag.starts_with("--pod-infra-container-image"))
+    };
+    assert!(sandbox(&flags_of(26)));
+    assert!(!sandbox(&flags_of(27)));
+    assert!(!sandbox(&flags_of(35)));
+
+    let gates_of = |minor: u32| {
+        let rendered = render(row(minor), line(1, 7), ws2022);
+        env_value(
+            &yaml(&rendered.files["windows/kube-proxy-windows.yml"])[0],
+            "FEATURE_GATES",
+        )
+    };
+    // WinDSR: alpha to 1.32, beta in 1.33, locked from 1.34.
+    assert_eq!(gates_of(32), "WinDSR=true");
+    assert_eq!(gates_of(33), "");
+    assert_eq!(gates_of(34), "");
+
+    let rendered = render(row(37), line(2, 3), ws2022);
+    let script = &rendered.files["windows/win-worker-0/join.ps1"];
+    assert_eq!(containerd_config(script)[0], "version = 4");
+    assert_eq!(script_value(script, "LogRunnerVersion"), "v1.37.0");
+    let join = yaml(&rendered.files["windows/win-worker-0/kubeadm-join.yaml"]);
+    assert_eq!(join[0]["apiVersion"], "kubeadm.k8s.io/v1beta4");
+    let rendered = render(row(30), line(2, 1), ws2022);
+    let join = yaml(&rendered.files["windows/win-worker-0/kubeadm-join.yaml"]);
+    assert_eq!(join[0]["apiVersion"], "kubeadm.k8s.io/v1beta3");
+}
+
+/// Without `windows.containerd.version` each minor installs its own default, which plans clean.
+#[test]
+fn each_minor_default_containerd_plans_clean() {
+    for row in kubernetes::RELEASES
+        .iter()
+        .filter(|row| row.minor >= FIRST_MINOR)
+    {
+        let pinned = format!("    version: {}", containerd::newest().newest);
+        let text: String = spec_text(row, containerd::newest(), BUILDS[1])
+            .lines()
+            .filter(|line| *line != "  containerd:" && !line.starts_with(&pinned))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let checked = hybridgen::pipeline::check("spec.yaml", text.into_bytes());
+        let codes: Vec<&str> = checked.diagnostics.iter().map(|d| d.code()).collect();
+        assert!(codes.is_empty(), "1.{}: {codes:?}", row.minor);
+        let plan = checked.plan.unwrap();
+        let windows = plan.windows.unwrap();
+        assert_eq!(
+            windows.containerd_version.unwrap(),
+            row.default_containerd,
+            "1.{}",
+            row.minor
+        );
+    }
+}
