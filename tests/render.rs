@@ -233,7 +233,7 @@ fn check_reports_stale_and_missing_files_and_writes_nothing() {
         String::from_utf8_lossy(&clean.stdout)
     );
 
-    let manifest = out.join("rke/cluster-network.yml");
+    let manifest = out.join("kubeadm/kubeadm-config.yaml");
     let edited = std::fs::read_to_string(&manifest)
         .unwrap()
         .replace("10.96.0.10", "10.96.0.11");
@@ -244,11 +244,11 @@ fn check_reports_stale_and_missing_files_and_writes_nothing() {
     assert_eq!(stale.status.code(), Some(1));
     let text = String::from_utf8_lossy(&stale.stdout);
     assert!(text.contains("missing: plan.json"), "{text}");
-    assert!(text.contains("differs: rke/cluster-network.yml"), "{text}");
     assert!(
-        text.contains("-    cluster_dns_server: \"10.96.0.11\""),
+        text.contains("differs: kubeadm/kubeadm-config.yaml"),
         "{text}"
     );
+    assert!(text.contains("-  - \"10.96.0.11\""), "{text}");
     assert_eq!(tree(&out), before, "--check wrote something");
     std::fs::remove_dir_all(&out).unwrap();
 }

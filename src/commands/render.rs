@@ -68,14 +68,14 @@ pub fn run(args: RenderArgs) -> Outcome {
         return Outcome::Errors;
     }
     let (secrets, unset) = secrets::from_environment(spec, plan);
-    let malformed = secrets::format_findings(spec, &secrets);
+    let malformed = secrets::format_findings(spec, plan, &secrets);
     if !malformed.is_empty() {
         complain_findings(&checked, &malformed);
         complain("nothing was rendered; correct the variables");
         return Outcome::Errors;
     }
     if !unset.is_empty() && !args.check {
-        let findings = secrets::unset_findings(spec, &unset, args.allow_missing_secrets);
+        let findings = secrets::unset_findings(spec, plan, &unset, args.allow_missing_secrets);
         complain_findings(&checked, &findings);
         if !args.allow_missing_secrets {
             complain(

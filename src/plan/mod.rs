@@ -3,9 +3,11 @@
 //! renderer both read these numbers, so what is checked is what is deployed.
 
 pub mod address;
+pub mod distribution;
 pub mod flannel_release;
 pub mod pins;
 pub mod releases;
+pub mod rke2;
 pub mod subnets;
 pub mod version;
 
@@ -31,6 +33,8 @@ pub const DNS_SERVICE_INDEX: u64 = 10;
 
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// What the distribution (`kubernetes.distribution`) does itself.
+    pub distribution: &'static distribution::Traits,
     pub kubernetes_version: Parsed<Release>,
     /// The Kubernetes minor's row in the release table (`None` when the version does not parse).
     pub kubernetes_release: Option<releases::kubernetes::Resolved>,
@@ -50,9 +54,12 @@ pub struct Plan {
     pub windows_setup: Option<WindowsSetup>,
     pub nodes: Vec<NodePlan>,
     pub routes: Vec<Route>,
+    /// The RKE2 release, servers and join address (`distribution: rke2` only).
+    pub rke2: Option<rke2::Rke2Plan>,
 }
 
-/// How the Windows nodes are set up: decided once here, read by the rules and the renderers.
+/// How the Windows nodes are set up with kubeadm: decided once here, read by the rules and the
+/// renderers. Other distributions join Windows nodes their own way ([`distribution::WindowsJoin`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WindowsSetup {
     /// sig-windows-tools' KubeCluster.ps1 with dockerd (`Kubecluster*.json`): Kubernetes before
@@ -79,14 +86,19 @@ pub struct FlannelPlan {
     /// path the Windows flanneld reads the shared net-conf, so the Windows settings the spec
     /// writes must be in it.
     pub windows_backend: WindowsBackendConf,
+    /// Where a distribution that ships flannel deploys it; `None`: where the release's manifest does.
+    pub distribution_namespace: Option<&'static str>,
 }
 
 impl FlannelPlan {
-    /// The namespace the release deploys flannel into (`kube-system` before v0.19).
+    /// The namespace flannel runs in: the distribution's, else the release manifest's
+    /// (`kube-system` before v0.19).
     pub fn namespace(&self) -> &'static str {
-        self.release
-            .as_ref()
-            .map_or("kube-flannel", |release| release.row.layout.namespace())
+        self.distribution_namespace.unwrap_or_else(|| {
+            self.release
+                .as_ref()
+                .map_or("kube-flannel", |release| release.row.layout.namespace())
+        })
     }
 }
 
@@ -223,7 +235,12 @@ impl Plan {
             .as_ref()
             .ok()
             .map(releases::kubernetes::resolve);
-        let windows_setup = windows_setup(spec, kubernetes_release.as_ref(), has_windows);
+        let distribution = distribution::traits(spec.distribution());
+        let windows_setup = (distribution.windows_join == distribution::WindowsJoin::Kubeadm)
+            .then(|| windows_setup(spec, kubernetes_release.as_ref(), has_windows))
+            .flatten();
+        let rke2 = (distribution.distribution == distribution::Distribution::Rke2)
+            .then(|| rke2::plan(spec, kubernetes_version.as_ref().ok()));
         let pod_cidrs = network.pod_cidrs.unwrap_or_default();
         let nodes = plan_nodes(
             spec,
@@ -233,9 +250,22 @@ impl Plan {
             windows_setup,
         );
         let routes = routes_of(&nodes);
-        let flannel = plan_flannel(spec, has_windows, windows_setup);
-        let windows = plan_windows(spec, windows_setup, kubernetes_release.as_ref(), &nodes);
+        let flannel = plan_flannel(
+            spec,
+            distribution,
+            rke2.as_ref(),
+            has_windows,
+            windows_setup,
+        );
+        let windows = plan_windows(
+            spec,
+            distribution,
+            windows_setup,
+            kubernetes_release.as_ref(),
+            &nodes,
+        );
         Plan {
+            distribution,
             kubernetes_version,
             kubernetes_release,
             dns_domain: spec
@@ -260,6 +290,7 @@ impl Plan {
             windows_setup,
             nodes,
             routes,
+            rke2,
         }
     }
 
@@ -379,28 +410,45 @@ fn windows_setup(
     })
 }
 
-fn plan_flannel(spec: &Spec, has_windows: bool, setup: Option<WindowsSetup>) -> FlannelPlan {
+fn plan_flannel(
+    spec: &Spec,
+    distribution: &distribution::Traits,
+    rke2: Option<&rke2::Rke2Plan>,
+    has_windows: bool,
+    setup: Option<WindowsSetup>,
+) -> FlannelPlan {
     let flannel = &spec.flannel;
     let backend = flannel.backend;
-    let vni = flannel.vni.unwrap_or(if has_windows { 4096 } else { 1 });
+    // flannel's Windows backend requires VNI >= 4096 and UDP 4789; Linux defaults to 1 and 8472;
+    // a distribution that ships flannel may default otherwise.
+    let (default_vni, default_port) =
+        distribution
+            .vxlan_defaults
+            .unwrap_or(if has_windows { (4096, 4789) } else { (1, 8472) });
+    let vni = flannel.vni.unwrap_or(default_vni);
     let host_process = setup == Some(WindowsSetup::HostProcess);
-    let written = flannel
-        .version
+    // On RKE2 the release decides flannel: the flanneld its Windows agents run, whose release
+    // the Linux chart wraps too.
+    let bundled = rke2
+        .and_then(|rke2| rke2.release.as_ref().ok())
+        .and_then(|release| release.flannel())
+        .map(|bundled| format!("v{}", bundled.windows_flanneld));
+    let written = bundled
         .as_deref()
+        .or(flannel.version.as_deref())
         .unwrap_or(DEFAULT_FLANNEL_VERSION);
     FlannelPlan {
         version: parse_release(written, "flannel version", "v0.11.0"),
         release: flannel_release::resolve(written),
         backend,
-        // flannel's Windows backend requires VNI >= 4096 and UDP 4789; Linux defaults to 1 and 8472.
         vni,
-        port: flannel
-            .port
-            .unwrap_or(if has_windows { 4789 } else { 8472 }),
+        port: flannel.port.unwrap_or(default_port),
         direct_routing: flannel.direct_routing.unwrap_or(false),
         mac_prefix: flannel.mac_prefix.clone().unwrap_or_else(|| "0E-2A".into()),
         network_name: flannel.network_name.clone().unwrap_or_else(|| {
-            if host_process {
+            if let Some(fixed) = distribution.windows_network {
+                fixed.into()
+            } else if host_process {
                 flannel_network_name(backend, vni)
             } else {
                 expected_network_name(backend).into()
@@ -413,6 +461,7 @@ fn plan_flannel(spec: &Spec, has_windows: bool, setup: Option<WindowsSetup>) -> 
                 .clone()
                 .filter(|_| host_process && backend == Backend::Vxlan),
         },
+        distribution_namespace: distribution.flannel_namespace,
     }
 }
 
@@ -436,6 +485,7 @@ pub fn flannel_network_name(backend: Backend, vni: u32) -> String {
 
 fn plan_windows(
     spec: &Spec,
+    distribution: &distribution::Traits,
     setup: Option<WindowsSetup>,
     kubernetes: Option<&releases::kubernetes::Resolved>,
     nodes: &[NodePlan],
@@ -455,6 +505,12 @@ fn plan_windows(
         Runtime::Containerd
     } else {
         Runtime::Dockerd
+    };
+    // The RKE2 agent embeds containerd: `windows.runtime` does not choose anything there.
+    let runtime = if distribution.windows_join == distribution::WindowsJoin::Rke2Agent {
+        Runtime::Containerd
+    } else {
+        windows.runtime.unwrap_or(default_runtime)
     };
     let written = windows.host_process.as_ref();
     let images = written.and_then(|hp| hp.images.as_ref());
@@ -496,7 +552,7 @@ fn plan_windows(
     );
     Some(WindowsPlan {
         build: windows.build.as_deref().map(parse_windows_build),
-        runtime: windows.runtime.unwrap_or(default_runtime),
+        runtime,
         interface_name: windows
             .interface_name
             .clone()

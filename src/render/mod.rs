@@ -1,18 +1,27 @@
 //! Rendering: the plan turned into the files people deploy. Every module returns `Artifact`s in
 //! memory; only `write` touches the disk. Templates live in `templates/`, embedded in the binary,
 //! and only format values the plan computed.
+//!
+//! Each distribution has its room ([`Room`]): [`kubeadm`] (its configuration and the Windows
+//! node files it joins with), [`rke`] (RKE1's network options) and [`rke2`] (standalone RKE2, and
+//! [`rke2::rancher`] when Rancher provisions it). What every distribution shares is here: the
+//! plan (`plan.json`), the routes, the pod subnets from the plan, and the Linux flannel manifest
+//! for a distribution that does not ship flannel itself.
 
-pub mod cluster;
 pub mod flannel;
+pub mod kubeadm;
 pub mod plan_file;
 pub mod pod_cidrs;
+pub mod rke;
+pub mod rke2;
 pub mod routes;
 pub(crate) mod script;
 pub mod secrets;
-pub mod windows;
 pub mod write;
+pub(crate) mod yaml;
 
 use crate::plan::Plan;
+use crate::plan::distribution::Distribution;
 use crate::spec::Spec;
 use std::collections::BTreeMap;
 
@@ -199,31 +208,59 @@ pub(crate) fn template(name: &str) -> Result<minijinja::Template<'static, 'stati
     Ok(env.get_template(name)?)
 }
 
+/// What one distribution renders besides the shared files.
+pub(crate) trait Room: Sync {
+    /// The files it writes, without rendering them.
+    fn paths(&self, input: &Input) -> Result<Vec<String>, RenderError>;
+    fn render(&self, input: &Input) -> Result<Vec<Artifact>, RenderError>;
+    /// The secrets its files read from the environment.
+    fn secret_variables(&self, spec: &Spec, plan: &Plan) -> Vec<secrets::SecretVariable>;
+    /// Where its files set kube-controller-manager's flags, and what starts the control plane:
+    /// what `pod-cidrs/assign.sh` tells its reader.
+    fn controller_manager(&self) -> ControllerManager;
+}
+
+/// Where a distribution's files set kube-controller-manager's flags.
+pub(crate) struct ControllerManager {
+    /// The file or setting, e.g. `kubeadm/kubeadm-config.yaml`.
+    pub flags_in: &'static str,
+    /// What starts the control plane, e.g. `` `kubeadm init` ``.
+    pub started_by: &'static str,
+}
+
+/// The room of the spec's distribution.
+pub(crate) fn room(spec: &Spec, plan: &Plan) -> &'static dyn Room {
+    match plan.distribution.distribution {
+        Distribution::Kubeadm => &kubeadm::Kubeadm,
+        Distribution::Rke => &rke::Rke,
+        Distribution::Rke2 if spec.rancher.is_some() => &rke2::rancher::Rancher,
+        Distribution::Rke2 => &rke2::Standalone,
+    }
+}
+
 /// The paths [`render_all`] writes, sorted, without rendering anything: what `plan` lists. Each
 /// family names its own paths next to its renderer; a test holds the two in step.
 pub fn artifact_paths(input: &Input) -> Result<Vec<String>, RenderError> {
-    let mut paths: Vec<String> = cluster::PATHS
-        .into_iter()
-        .chain(flannel::PATHS)
-        .chain([plan_file::PATH])
-        .map(String::from)
-        .collect();
+    let mut paths = vec![plan_file::PATH.to_string()];
+    if !input.plan.distribution.ships_flannel {
+        paths.extend(flannel::PATHS.map(String::from));
+    }
     paths.extend(pod_cidrs::paths(input));
     paths.extend(routes::paths(input)?);
-    paths.extend(windows::paths(input)?);
+    paths.extend(room(input.spec, input.plan).paths(input)?);
     paths.sort();
     Ok(paths)
 }
 
 /// Every artifact of the spec, sorted by path.
 pub fn render_all(input: &Input) -> Result<Vec<Artifact>, RenderError> {
-    let mut artifacts = Vec::new();
-    artifacts.extend(cluster::render(input)?);
-    artifacts.extend(flannel::render(input)?);
-    artifacts.extend(plan_file::render(input)?);
+    let mut artifacts = plan_file::render(input)?;
+    if !input.plan.distribution.ships_flannel {
+        artifacts.extend(flannel::render(input)?);
+    }
     artifacts.extend(pod_cidrs::render(input)?);
     artifacts.extend(routes::render(input)?);
-    artifacts.extend(windows::render(input)?);
+    artifacts.extend(room(input.spec, input.plan).render(input)?);
     artifacts.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(artifacts)
 }

@@ -13,6 +13,8 @@ use std::net::Ipv4Addr;
 struct PlanFile<'a> {
     version: u32,
     cluster: String,
+    /// `kubeadm`, `rke2` or `rke`.
+    distribution: &'static str,
     kubernetes: Kubernetes,
     network: Network,
     flannel: Flannel,
@@ -21,6 +23,34 @@ struct PlanFile<'a> {
     cloud: &'static str,
     nodes: Vec<Node<'a>>,
     routes: Vec<Route<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rke2: Option<Rke2<'a>>,
+}
+
+/// The RKE2 release and how the nodes join (`distribution: rke2`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rke2<'a> {
+    /// `v1.31.4+rke2r1`.
+    release: &'a str,
+    /// Whether the release is a row of hybridgen's table (else the range before it was assumed).
+    known_release: bool,
+    /// The `rke2-flannel` chart and the Windows flanneld the release bundles.
+    flannel_chart: String,
+    windows_flanneld: String,
+    servers: Vec<&'a str>,
+    first_server: &'a str,
+    /// `https://<address>:9345`.
+    join_url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rancher: Option<Rancher<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rancher<'a> {
+    url: &'a str,
+    version: String,
 }
 
 #[derive(Serialize)]
@@ -48,8 +78,9 @@ struct Network {
 #[serde(rename_all = "camelCase")]
 struct Flannel {
     version: String,
-    /// The flanneld image of `kube-flannel.yml`.
-    image: String,
+    /// The flanneld image of `kube-flannel.yml`; absent where the distribution ships flannel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<String>,
     /// Whether `version` is a release of hybridgen's table (else the nearest one was rendered).
     known_release: bool,
     backend: &'static str,
@@ -148,6 +179,37 @@ fn windows<'a>(input: &'a Input) -> Option<Windows<'a>> {
     })
 }
 
+fn rke2<'a>(input: &'a Input) -> Result<Option<Rke2<'a>>, RenderError> {
+    let plan = input.plan;
+    let Some(rke2) = &plan.rke2 else {
+        return Ok(None);
+    };
+    let release = rke2.release.as_ref().map_err(|_| invalid("RKE2 release"))?;
+    let bundled = release
+        .flannel()
+        .ok_or_else(|| invalid("RKE2 release with flannel"))?;
+    let name = |index: usize| plan.nodes[index].name.as_str();
+    Ok(Some(Rke2 {
+        release: &release.tag,
+        known_release: release.known,
+        flannel_chart: format!("v{}", bundled.chart),
+        windows_flanneld: format!("v{}", bundled.windows_flanneld),
+        servers: rke2.servers.iter().map(|index| name(*index)).collect(),
+        first_server: rke2
+            .first_server
+            .map(name)
+            .ok_or_else(|| invalid("RKE2 server"))?,
+        join_url: super::rke2::join_url(rke2)?,
+        rancher: rke2.rancher.as_ref().map(|rancher| Rancher {
+            url: &rancher.url,
+            version: rancher
+                .version
+                .as_ref()
+                .map_or_else(|_| String::new(), ToString::to_string),
+        }),
+    }))
+}
+
 fn invalid(what: &str) -> RenderError {
     RenderError(format!("the plan has no valid {what}"))
 }
@@ -197,6 +259,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let file = PlanFile {
         version: 1,
         cluster: input.spec.metadata.name.clone(),
+        distribution: plan.distribution.distribution.as_str(),
         kubernetes: Kubernetes {
             version: network.kubernetes.to_string(),
             dns_domain: plan.dns_domain.clone(),
@@ -218,7 +281,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         },
         flannel: Flannel {
             version: release.tag.clone(),
-            image: release.image(),
+            image: (!plan.distribution.ships_flannel).then(|| release.image()),
             known_release: release.known,
             backend: plan.flannel.backend.as_str(),
             vni: plan.flannel.vni,
@@ -239,6 +302,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
                 node: &plan.nodes[route.node].name,
             })
             .collect(),
+        rke2: rke2(input)?,
     };
     let mut text =
         serde_json::to_string_pretty(&file).map_err(|error| RenderError(error.to_string()))?;

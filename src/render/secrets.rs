@@ -1,15 +1,89 @@
 //! Secret references resolved from the environment at render time: HG006 for the unset ones,
-//! HG010 for values kubeadm would reject, and the placeholders `--allow-missing-secrets` writes,
-//! which `render --check` refuses to call up to date. Values are read here and go only into the
-//! files that need them.
+//! HG010 for values the consumer would reject, and the placeholders `--allow-missing-secrets`
+//! writes, which `render --check` refuses to call up to date. Which secrets a spec needs is its
+//! distribution's room's answer ([`super::Room::secret_variables`]). Values are read here and go
+//! only into the files that need them.
 
 use super::{Artifact, Secrets};
-use crate::diagnostic::{Diagnostic, Location, key, value};
+use crate::diagnostic::{Diagnostic, Location};
 use crate::plan::Plan;
 use crate::rules::input::{SECRET_FORMAT, SECRET_UNSET, is_bootstrap_token, is_ca_hash};
-use crate::spec::{Secret, Spec};
+use crate::spec::Spec;
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// A secret the rendered files read from an environment variable.
+#[derive(Debug, Clone)]
+pub struct SecretVariable {
+    pub variable: String,
+    /// The spec field that names it (`kubeadmToken`), for messages.
+    pub field: &'static str,
+    /// Where findings about it point: the field, or its section when the field is absent and the
+    /// default variable is read.
+    pub location: Location,
+    pub form: SecretForm,
+    /// What reads it, for messages: `the Windows node configuration`.
+    pub needed_by: &'static str,
+}
+
+/// The form a consumer accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretForm {
+    /// A kubeadm bootstrap token, `[a-z0-9]{6}.[a-z0-9]{16}` (k8s.io/cluster-bootstrap).
+    BootstrapToken,
+    /// kubeadm's discovery hash, `sha256:` and 64 hexadecimal digits.
+    CaHash,
+    /// An RKE2 token: any text without white space (the short form, or the secure
+    /// `K10<CA hash>::<credentials>`; docs.rke2.io "Token Management").
+    Rke2Token,
+}
+
+impl SecretForm {
+    /// Whether the value has the form, and the form as messages describe it.
+    fn check(self, text: &str) -> (bool, &'static str) {
+        match self {
+            SecretForm::BootstrapToken => (is_bootstrap_token(text), "`[a-z0-9]{6}.[a-z0-9]{16}`"),
+            SecretForm::CaHash => (
+                is_ca_hash(text),
+                "`sha256:` followed by 64 hexadecimal digits",
+            ),
+            SecretForm::Rke2Token => (
+                !text.is_empty() && !text.chars().any(|c| c.is_whitespace() || c.is_control()),
+                "one word without spaces or line breaks",
+            ),
+        }
+    }
+
+    /// Who reads the value.
+    fn consumer(self) -> &'static str {
+        match self {
+            SecretForm::BootstrapToken | SecretForm::CaHash => "kubeadm",
+            SecretForm::Rke2Token => "RKE2",
+        }
+    }
+
+    /// Where a user gets a value, for the help of an unset variable.
+    fn origin(self) -> &'static str {
+        match self {
+            SecretForm::BootstrapToken | SecretForm::CaHash => {
+                "e.g. from `kubeadm token create --print-join-command`"
+            }
+            SecretForm::Rke2Token => {
+                "any string you choose before the first server starts, or its `/var/lib/rancher/rke2/server/token`"
+            }
+        }
+    }
+
+    /// The value to set, for the help of a malformed one.
+    fn expected(self) -> &'static str {
+        match self {
+            SecretForm::BootstrapToken | SecretForm::CaHash => {
+                "the value `kubeadm token create --print-join-command` prints"
+            }
+            SecretForm::Rke2Token => "the cluster's token",
+        }
+    }
+}
 
 /// What a file holds in place of an unset secret (`render --allow-missing-secrets`).
 pub fn placeholder(variable: &str) -> String {
@@ -18,54 +92,59 @@ pub fn placeholder(variable: &str) -> String {
 
 const PLACEHOLDER_START: &str = "<unset: ";
 
-/// The secrets this spec's artifacts need, and the names of the variables that are not set.
+/// The secret variables this spec's artifacts read, one entry per variable.
+fn needed(spec: &Spec, plan: &Plan) -> Vec<SecretVariable> {
+    let mut seen = std::collections::BTreeSet::new();
+    super::room(spec, plan)
+        .secret_variables(spec, plan)
+        .into_iter()
+        .filter(|secret| seen.insert(secret.variable.clone()))
+        .collect()
+}
+
+/// The secrets this spec's artifacts need, and the names of the variables that are not set
+/// (sorted, each once).
 pub fn from_environment(spec: &Spec, plan: &Plan) -> (Secrets, Vec<String>) {
     let mut values = BTreeMap::new();
     let mut unset = Vec::new();
-    for variable in super::windows::secret_variables(spec, plan) {
-        match std::env::var(&variable) {
+    for secret in needed(spec, plan) {
+        match std::env::var(&secret.variable) {
             Ok(found) if !found.is_empty() => {
-                values.insert(variable, found);
+                values.insert(secret.variable, found);
             }
-            _ => unset.push(variable),
+            _ => unset.push(secret.variable),
         }
     }
+    unset.sort();
     (Secrets::from_values(values), unset)
-}
-
-/// Where a finding about a variable points: the field that names it, or `/windows` when the
-/// default variable is read because the field is absent.
-fn variable_location(spec: &Spec, variable: &str) -> Location {
-    let control_plane = spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.control_plane.as_ref());
-    let field = control_plane.and_then(|cp| {
-        [("kubeadmToken", &cp.kubeadm_token), ("kubeadmCaHash", &cp.kubeadm_ca_hash)]
-            .into_iter()
-            .find(|(_, secret)| matches!(secret, Some(Secret::FromEnv(reference)) if reference.from_env == variable))
-            .map(|(field, _)| field)
-    });
-    match field {
-        Some(field) => value(format!("/windows/controlPlane/{field}")),
-        None => key("/windows"),
-    }
 }
 
 /// HG006 for each unset variable, at the field that names it (never its value). With
 /// `allowed`, a warning: placeholders are written instead.
-pub fn unset_findings(spec: &Spec, unset: &[String], allowed: bool) -> Vec<Diagnostic> {
-    unset
-        .iter()
-        .map(|variable| {
-            let location = variable_location(spec, variable);
+pub fn unset_findings(
+    spec: &Spec,
+    plan: &Plan,
+    unset: &[String],
+    allowed: bool,
+) -> Vec<Diagnostic> {
+    needed(spec, plan)
+        .into_iter()
+        .filter(|secret| unset.contains(&secret.variable))
+        .map(|secret| {
+            let variable = &secret.variable;
             let diagnostic = Diagnostic::new(
                 &SECRET_UNSET,
-                location,
-                format!("the environment variable `{variable}` is not set, and the Windows node configuration needs it"),
+                secret.location.clone(),
+                format!(
+                    "the environment variable `{variable}` is not set, and {} needs it",
+                    secret.needed_by
+                ),
             )
             .label(format!("reads `{variable}`"))
-            .help(format!("export `{variable}` before rendering (e.g. from `kubeadm token create --print-join-command`)"));
+            .help(format!(
+                "export `{variable}` before rendering ({})",
+                secret.form.origin()
+            ));
             if allowed {
                 diagnostic
                     .help(format!("`{variable}` is unset: the files hold the placeholder `<unset: {variable}>`; replace it before use"))
@@ -77,39 +156,40 @@ pub fn unset_findings(spec: &Spec, unset: &[String], allowed: bool) -> Vec<Diagn
         .collect()
 }
 
-/// HG010 for each secret read from the environment that kubeadm would reject: the same forms as
-/// for a value written inline, and no white space around it (a shell capture's line break). The
-/// value is never shown.
-pub fn format_findings(spec: &Spec, secrets: &Secrets) -> Vec<Diagnostic> {
+/// HG010 for each secret read from the environment that its consumer would reject: the same forms
+/// as for a value written inline, and no white space around it (a shell capture's line break).
+/// The value is never shown.
+pub fn format_findings(spec: &Spec, plan: &Plan, secrets: &Secrets) -> Vec<Diagnostic> {
     let mut found = Vec::new();
-    for (field, variable) in super::windows::secret_variable_fields(spec) {
-        let Some(text) = secrets.get(variable) else {
+    for secret in needed(spec, plan) {
+        let Some(text) = secrets.get(&secret.variable) else {
             continue;
         };
-        let (valid, form) = if field == "kubeadmToken" {
-            (is_bootstrap_token(text), "`[a-z0-9]{6}.[a-z0-9]{16}`")
-        } else {
-            (
-                is_ca_hash(text),
-                "`sha256:` followed by 64 hexadecimal digits",
-            )
-        };
+        let (valid, form) = secret.form.check(text);
         let problem = if valid {
             continue;
         } else if text.trim() != text {
             "has white space around it".to_string()
         } else {
-            format!("is not in the form kubeadm accepts, {form}")
+            format!(
+                "is not in the form {} accepts, {form}",
+                secret.form.consumer()
+            )
         };
+        let variable = &secret.variable;
         found.push(
             Diagnostic::new(
                 &SECRET_FORMAT,
-                variable_location(spec, variable),
-                format!("the environment variable `{variable}` (`{field}`) {problem} (its value is not shown)"),
+                secret.location.clone(),
+                format!(
+                    "the environment variable `{variable}` (`{}`) {problem} (its value is not shown)",
+                    secret.field
+                ),
             )
             .label(format!("reads `{variable}`"))
             .help(format!(
-                "set `{variable}` to the value `kubeadm token create --print-join-command` prints, without spaces or line breaks"
+                "set `{variable}` to {}, without spaces or line breaks",
+                secret.form.expected()
             )),
         );
     }

@@ -89,6 +89,7 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
         "{name}: cluster `{}`, Kubernetes {kubernetes}, DNS domain {}\n",
         spec.metadata.name, plan.dns_domain
     ));
+    out.push_str(&distribution_text(plan));
     let dns = match &plan.dns_service_ip {
         Some(Ok(ip)) => ip.to_string(),
         _ => "(none)".to_string(),
@@ -172,6 +173,47 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
         ));
     }
     out
+}
+
+/// The distribution when it is not kubeadm: RKE2's release, what it bundles and how the nodes
+/// join; RKE1's end of life.
+fn distribution_text(plan: &Plan) -> String {
+    let traits = plan.distribution;
+    if let Some(end) = &traits.end_of_life {
+        return format!(
+            "  {}: end of life since {}; move to {}\n",
+            traits.title, end.date, end.successor
+        );
+    }
+    let Some(rke2) = &plan.rke2 else {
+        return String::new();
+    };
+    let release = match &rke2.release {
+        Ok(release) => {
+            let bundled = release.flannel().map_or_else(
+                || "no flannel".to_string(),
+                |bundled| {
+                    format!(
+                        "rke2-flannel chart v{}, Windows flanneld v{}",
+                        bundled.chart, bundled.windows_flanneld
+                    )
+                },
+            );
+            format!("{} ({bundled})", release.tag)
+        }
+        Err(_) => "(invalid release)".to_string(),
+    };
+    let joins = match &rke2.join_address {
+        Some(Ok(address)) => format!(
+            ", nodes join https://{address}:{}",
+            crate::plan::rke2::SUPERVISOR_PORT
+        ),
+        _ => String::new(),
+    };
+    let rancher = rke2.rancher.as_ref().map_or_else(String::new, |rancher| {
+        format!(", provisioned by Rancher {}", rancher.url)
+    });
+    format!("  {} {release}{joins}{rancher}\n", traits.title)
 }
 
 /// What the SUBNET column means, for the kinds the table shows.

@@ -27,6 +27,14 @@ pub struct Spec {
     /// The cloud the nodes live on, and what its route tables need.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cloud: Option<Cloud>,
+    /// RKE2 settings (`kubernetes.distribution: rke2`): the join token and the address agents join.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rke2: Option<Rke2>,
+    /// A Rancher v2 custom cluster (with `kubernetes.distribution: rke2`): render the Rancher
+    /// `Cluster` object, its Terraform, and each node's registration command instead of the
+    /// standalone RKE2 files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rancher: Option<Rancher>,
     /// Every node of the cluster, in the order their pod subnets are assigned.
     #[schemars(length(min = 1))]
     pub nodes: Vec<Node>,
@@ -53,6 +61,77 @@ pub struct Kubernetes {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "cluster.local"), example = &"cluster.local")]
     pub dns_domain: Option<String>,
+    /// Who installs Kubernetes, which decides the files `render` writes: `kubeadm` (default),
+    /// `rke2` (RKE2, standalone or through Rancher), or `rke` (RKE1, Rancher before 2.12; end of
+    /// life since 31 July 2025).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "kubeadm"), example = &"rke2")]
+    pub distribution: Option<Distribution>,
+}
+
+/// Who installs Kubernetes on the nodes.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Distribution {
+    /// kubeadm, with the flannel manifest and the Windows node setup hybridgen renders.
+    #[default]
+    Kubeadm,
+    /// RKE2: its own flannel chart (`cni: flannel`), Windows agents run by the RKE2 service.
+    Rke2,
+    /// RKE1, the Rancher Kubernetes Engine before RKE2: end of life since 31 July 2025.
+    Rke,
+}
+
+impl Distribution {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Distribution::Kubeadm => "kubeadm",
+            Distribution::Rke2 => "rke2",
+            Distribution::Rke => "rke",
+        }
+    }
+}
+
+/// RKE2 settings.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Rke2 {
+    /// The join token servers and agents share: a reference `{fromEnv: NAME}`, never the value.
+    /// Default: the variable `RKE2_TOKEN`. Files holding it are written 0600.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &serde_json::json!({"fromEnv": "RKE2_TOKEN"}))]
+    pub token: Option<Secret>,
+    /// The address agents and joining servers reach the first server at
+    /// (`https://<server>:9345`): a server's address, or a load balancer's. Default: the first
+    /// Linux `controlplane` node's address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"192.168.10.10")]
+    pub server: Option<String>,
+    /// More `config.yaml` keys for every node, servers and agents (e.g.
+    /// `{kubelet-arg: ["image-gc-high-threshold=85"]}`): keys the RKE2 agent reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &serde_json::json!({"kubelet-arg": ["image-gc-high-threshold=85"]}))]
+    pub config: Option<std::collections::BTreeMap<String, serde_json::Value>>,
+    /// More `config.yaml` keys for the servers only (e.g. `{etcd-snapshot-retention: 10}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &serde_json::json!({"etcd-snapshot-retention": 10}))]
+    pub server_config: Option<std::collections::BTreeMap<String, serde_json::Value>>,
+}
+
+/// A Rancher v2 custom cluster (`provisioning.cattle.io/v1`).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Rancher {
+    /// The Rancher server URL nodes register with (`https://`).
+    #[schemars(example = &"https://rancher.example.com")]
+    pub url: String,
+    /// The Rancher release, `MAJOR.MINOR.PATCH`: checks what it supports and pins the Terraform
+    /// provider line (`rancher/rancher2` 14.x for Rancher 2.14). Default: 2.14.4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"2.14.4")]
+    pub version: Option<String>,
 }
 
 /// The IP plan: pod network, service network, cluster DNS, per-node pod subnets and the underlay.
@@ -489,6 +568,11 @@ pub struct NodeCloud {
 impl Spec {
     pub fn has_windows_nodes(&self) -> bool {
         self.nodes.iter().any(|node| node.os == Os::Windows)
+    }
+
+    /// `kubernetes.distribution`, or its default.
+    pub fn distribution(&self) -> Distribution {
+        self.kubernetes.distribution.unwrap_or_default()
     }
 
     pub fn provider(&self) -> Provider {

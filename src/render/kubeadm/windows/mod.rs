@@ -13,10 +13,11 @@ pub mod images;
 pub mod join;
 pub mod kubecluster;
 
+use crate::diagnostic::{key, value};
 use crate::plan::{NodePlan, Plan, WindowsSetup};
+use crate::render::secrets::{SecretForm, SecretVariable};
 use crate::render::{Artifact, Input, RenderError};
 use crate::spec::{Secret, Spec};
-use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
 
 /// The environment variable read for the bootstrap token when `windows.controlPlane.kubeadmToken`
@@ -102,7 +103,7 @@ fn secret_sources(spec: &Spec) -> [SecretSource<'_>; 2] {
 
 /// The variables the join secrets are read from, each with its field ([`SECRET_FIELDS`]); none
 /// for values written inline.
-pub fn secret_variable_fields(spec: &Spec) -> Vec<(&'static str, &str)> {
+fn secret_variable_fields(spec: &Spec) -> Vec<(&'static str, &str)> {
     SECRET_FIELDS
         .into_iter()
         .zip(secret_sources(spec))
@@ -122,21 +123,47 @@ fn secret_values(input: &Input) -> [String; 2] {
     })
 }
 
-/// The environment variables rendering this spec reads: the `fromEnv` names of the kubeadm token
-/// and CA hash, or the default names ([`DEFAULT_TOKEN_VARIABLE`], [`DEFAULT_CA_HASH_VARIABLE`])
-/// when the fields are absent; none for values written inline. Empty when no Windows file is
-/// rendered (no Windows nodes, or a Kubernetes version that does not parse, which fails the render
-/// anyway). Both setups need them: KubeCluster.ps1's config and the kubeadm JoinConfiguration.
-/// Sorted, without duplicates.
-pub fn secret_variables(spec: &Spec, plan: &Plan) -> Vec<String> {
+/// The secrets the Windows node files read from the environment: the `fromEnv` names of the
+/// kubeadm token and CA hash, or the default names ([`DEFAULT_TOKEN_VARIABLE`],
+/// [`DEFAULT_CA_HASH_VARIABLE`]) when the fields are absent; none for values written inline.
+/// Empty when no Windows file is rendered (no Windows nodes, or a Kubernetes version that does not
+/// parse, which fails the render anyway). Both setups need them: KubeCluster.ps1's config and the
+/// kubeadm JoinConfiguration.
+pub fn join_secrets(spec: &Spec, plan: &Plan) -> Vec<SecretVariable> {
     if plan.windows_setup.is_none() {
         return Vec::new();
     }
-    let names: BTreeSet<String> = secret_variable_fields(spec)
+    let written = |field: &str, variable: &str| {
+        spec.windows
+            .as_ref()
+            .and_then(|windows| windows.control_plane.as_ref())
+            .is_some_and(|cp| {
+                let secret = if field == SECRET_FIELDS[0] {
+                    &cp.kubeadm_token
+                } else {
+                    &cp.kubeadm_ca_hash
+                };
+                matches!(secret, Some(Secret::FromEnv(reference)) if reference.from_env == variable)
+            })
+    };
+    secret_variable_fields(spec)
         .into_iter()
-        .map(|(_, name)| name.to_string())
-        .collect();
-    names.into_iter().collect()
+        .map(|(field, variable)| SecretVariable {
+            variable: variable.to_string(),
+            field,
+            location: if written(field, variable) {
+                value(format!("/windows/controlPlane/{field}"))
+            } else {
+                key("/windows")
+            },
+            form: if field == SECRET_FIELDS[0] {
+                SecretForm::BootstrapToken
+            } else {
+                SecretForm::CaHash
+            },
+            needed_by: "the Windows node configuration",
+        })
+        .collect()
 }
 
 /// Node names become directory names: refuse anything that could leave `windows/`.

@@ -396,10 +396,19 @@ mod tests {
     use super::*;
     use crate::plan::{Plan, default_images};
     use crate::render::Secrets;
-    use crate::render::windows::secret_variables;
+    use crate::render::kubeadm::windows::join_secrets;
     use crate::spec::{Secret, Spec};
     use serde_json::Value;
     use std::collections::BTreeMap;
+
+    /// The variables the files read, sorted, each once.
+    fn secret_variables(spec: &Spec, plan: &Plan) -> Vec<String> {
+        let names: std::collections::BTreeSet<String> = join_secrets(spec, plan)
+            .into_iter()
+            .map(|secret| secret.variable)
+            .collect();
+        names.into_iter().collect()
+    }
 
     const TOKEN: &str = "abcdef.0123456789abcdef";
     const CA_HASH: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";

@@ -37,7 +37,7 @@ const CRICTL_FILE: &str = "crictl.yaml";
 const SCRIPT_FILE: &str = "join.ps1";
 
 /// The steps of `join.ps1`, the same for every node: they read the variables set above them.
-const STEPS: &str = include_str!("../../../templates/windows/join-steps.ps1");
+const STEPS: &str = include_str!("../../../../templates/windows/join-steps.ps1");
 
 /// Where kube-log-runner writes the kubelet's output.
 const KUBELET_LOG: &str = r"C:\var\log\kubelet\kubelet.log";

@@ -1,10 +1,12 @@
-//! Cluster-wide configuration for the installers: kubeadm's config file and RKE's network section.
+//! kubeadm's configuration file: the ClusterConfiguration (networking, and the controller
+//! manager's flags the plan decides), the KubeletConfiguration and the KubeProxyConfiguration.
 
-use super::{Artifact, Input, RenderError};
 use crate::plan::PodCidrs;
 use crate::plan::releases::kubeadm::KubeadmApi;
 use crate::plan::releases::kubernetes;
 use crate::plan::version::Release;
+use crate::render::pod_cidrs::controller_manager_args;
+use crate::render::{Artifact, Input, RenderError};
 use minijinja::context;
 
 /// The kubeadm config API a Kubernetes release reads: kubeadm's column of the release table (a
@@ -13,43 +15,8 @@ pub fn kubeadm_api(kubernetes: &Release) -> KubeadmApi {
     kubernetes::resolve(kubernetes).row.kubeadm.api
 }
 
-/// The controller-manager flag for the node mask: the per-family flag from 1.17 on, which is also
-/// the one kubeadm's own validation reads (`getClusterNodeMask` in kubernetes/kubernetes
-/// `cmd/kubeadm/app/apis/kubeadm/validation/validation.go`).
-fn node_mask_flag(kubernetes: &Release) -> &'static str {
-    if kubernetes.at_least(1, 17) {
-        "node-cidr-mask-size-ipv4"
-    } else {
-        "node-cidr-mask-size"
-    }
-}
-
-/// The kube-controller-manager flags the kubeadm config adds to (or overrides in) the ones
-/// kubeadm sets itself: kubeadm's `getControllerManagerCommand`
-/// (kubernetes/kubernetes `cmd/kubeadm/app/phases/controlplane/manifests.go`) turns
-/// `allocate-node-cidrs` on whenever `networking.podSubnet` is set, and `extraArgs` win over its
-/// defaults ("Customizing components with the kubeadm API").
-fn kubeadm_controller_manager_args(
-    plan: &crate::plan::Plan,
-    kubernetes: &Release,
-) -> Vec<(&'static str, String)> {
-    let mut args = Vec::new();
-    if plan.node_mask != 24 {
-        args.push((node_mask_flag(kubernetes), plan.node_mask.to_string()));
-    }
-    if plan.pod_cidrs == PodCidrs::Hybridgen {
-        // Every node's subnet comes from the plan (`pod-cidrs/assign.sh`): the node IPAM
-        // controller must not race it for a node's one write of `spec.podCIDR`.
-        args.push(("allocate-node-cidrs", "false".into()));
-    }
-    args
-}
-
-const KUBEADM_PATH: &str = "kubeadm/kubeadm-config.yaml";
-const RKE_PATH: &str = "rke/cluster-network.yml";
-
-/// The files `render` writes here.
-pub const PATHS: [&str; 2] = [KUBEADM_PATH, RKE_PATH];
+/// The file `render` writes here.
+pub const PATH: &str = "kubeadm/kubeadm-config.yaml";
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
@@ -61,32 +28,20 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         network.dns_service_ip.to_string(),
     );
     let api = kubeadm_api(kubernetes);
-    let kubeadm = super::template("kubeadm/kubeadm-config.yaml.j2")?.render(context! {
+    let kubeadm = crate::render::template("kubeadm/kubeadm-config.yaml.j2")?.render(context! {
         api_version => api.as_str(),
         kubernetes_version => kubernetes.to_string(),
         cluster_name => input.spec.metadata.name.clone(),
-        cluster_cidr => cluster_cidr.clone(),
-        service_cidr => service_cidr.clone(),
-        dns_service_ip => dns_service_ip.clone(),
-        dns_domain => plan.dns_domain.clone(),
-        max_pods => plan.max_pods,
-        controller_manager_args => kubeadm_controller_manager_args(plan, kubernetes),
-        pod_cidrs_from_plan => plan.pod_cidrs == PodCidrs::Hybridgen,
-        extra_args_list => api.extra_args_list(),
-    })?;
-    let rke = super::template("rke/cluster-network.yml.j2")?.render(context! {
-        backend => plan.flannel.backend.as_str(),
-        port => plan.flannel.port,
-        vni => plan.flannel.vni,
         cluster_cidr,
         service_cidr,
         dns_service_ip,
         dns_domain => plan.dns_domain.clone(),
+        max_pods => plan.max_pods,
+        controller_manager_args => controller_manager_args(plan, kubernetes),
+        pod_cidrs_from_plan => plan.pod_cidrs == PodCidrs::Hybridgen,
+        extra_args_list => api.extra_args_list(),
     })?;
-    Ok(vec![
-        Artifact::new(KUBEADM_PATH, kubeadm),
-        Artifact::new(RKE_PATH, rke),
-    ])
+    Ok(vec![Artifact::new(PATH, kubeadm)])
 }
 
 #[cfg(test)]
@@ -94,10 +49,11 @@ mod tests {
     use super::*;
     use crate::plan::Plan;
     use crate::render::Secrets;
+    use crate::render::pod_cidrs::node_mask_flag;
     use crate::spec::Spec;
 
     fn render_spec(edit: impl Fn(String) -> String) -> Vec<Artifact> {
-        let text = edit(include_str!("../../templates/starter-kubecluster.yaml").to_string());
+        let text = edit(include_str!("../../../templates/starter-kubecluster.yaml").to_string());
         let spec: Spec = serde_yaml::from_str(&text).unwrap();
         let plan = Plan::build(&spec);
         render(&Input {
@@ -191,22 +147,5 @@ mod tests {
         }
         let controller = render_spec(|text| text);
         assert!(!controller[0].contents.contains("allocate-node-cidrs"));
-    }
-
-    #[test]
-    fn rke_options_are_strings() {
-        let artifacts = render_spec(|text| text);
-        let docs = documents(&artifacts[1].contents);
-        let options = &docs[0]["network"]["options"];
-        assert_eq!(options["flannel_backend_vni"], "4096");
-        assert_eq!(options["flannel_backend_port"], "4789");
-        assert_eq!(
-            docs[0]["services"]["kubelet"]["cluster_dns_server"],
-            "10.96.0.10"
-        );
-        assert_eq!(
-            docs[0]["services"]["kube-controller"]["cluster_cidr"],
-            "10.244.0.0/16"
-        );
     }
 }

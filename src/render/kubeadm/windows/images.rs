@@ -34,8 +34,8 @@ pub const PATHS: [&str; 5] = [
 ];
 
 /// The start scripts: the same for every cluster, so they are files, not templates.
-const FLANNEL_START: &str = include_str!("../../../templates/windows/flannel-start.ps1");
-const KUBE_PROXY_START: &str = include_str!("../../../templates/windows/kube-proxy-start.ps1");
+const FLANNEL_START: &str = include_str!("../../../../templates/windows/flannel-start.ps1");
+const KUBE_PROXY_START: &str = include_str!("../../../../templates/windows/kube-proxy-start.ps1");
 
 /// What the Dockerfile templates format.
 #[derive(Serialize)]

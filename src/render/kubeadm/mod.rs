@@ -1,0 +1,38 @@
+//! kubeadm's room: its configuration (`kubeadm/kubeadm-config.yaml`, [`config`]) and the files
+//! that join Windows nodes with `kubeadm join` ([`windows`]: KubeCluster.ps1 before Kubernetes
+//! 1.24, the HostProcess path from 1.24), which read the kubeadm token and CA hash.
+
+pub mod config;
+pub mod windows;
+
+use super::secrets::SecretVariable;
+use super::{Artifact, ControllerManager, Input, RenderError, Room};
+use crate::plan::Plan;
+use crate::spec::Spec;
+
+pub(crate) struct Kubeadm;
+
+impl Room for Kubeadm {
+    fn paths(&self, input: &Input) -> Result<Vec<String>, RenderError> {
+        let mut paths = vec![config::PATH.to_string()];
+        paths.extend(windows::paths(input)?);
+        Ok(paths)
+    }
+
+    fn render(&self, input: &Input) -> Result<Vec<Artifact>, RenderError> {
+        let mut artifacts = config::render(input)?;
+        artifacts.extend(windows::render(input)?);
+        Ok(artifacts)
+    }
+
+    fn secret_variables(&self, spec: &Spec, plan: &Plan) -> Vec<SecretVariable> {
+        windows::join_secrets(spec, plan)
+    }
+
+    fn controller_manager(&self) -> ControllerManager {
+        ControllerManager {
+            flags_in: "kubeadm/kubeadm-config.yaml",
+            started_by: "`kubeadm init`",
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! RKE2's room (`distribution: rke2`), standalone: per node `rke2/<node>/config.yaml` (RKE2's
+//! configuration file, holding the join token: written 0600, compared masked) and its install
+//! script (`install.sh` on Linux, `install.ps1` on Windows, [`install`]), and
+//! `rke2/manifests/rke2-flannel-config.yaml`, the `rke2-flannel` HelmChartConfig every server
+//! deploys from `/var/lib/rancher/rke2/server/manifests/`. With `rancher:` the [`rancher`] room
+//! renders instead: Rancher writes the node configuration itself.
+//!
+//! RKE2 ships flannel (`cni: flannel`, the `rke2-flannel` chart) and its Windows agent runs
+//! flanneld and kube-proxy itself, so no Linux manifest, HostProcess image or kubeadm file is
+//! rendered. What both rooms write is decided here once: the cluster keys of the servers, the keys
+//! of every node, and the chart's values.
+
+pub mod install;
+pub mod rancher;
+
+use super::secrets::{SecretForm, SecretVariable};
+use super::{Artifact, ControllerManager, Input, Network, RenderError, Room};
+use crate::diagnostic::{key, value};
+use crate::plan::rke2::{DEFAULT_TOKEN_VARIABLE, Rke2Plan, SUPERVISOR_PORT};
+use crate::plan::{NodePlan, Plan};
+use crate::render::script::path_segment;
+use crate::spec::{Backend, Os, Role, Secret, Spec};
+use serde_json::{Map, Value, json};
+use std::net::Ipv4Addr;
+
+/// The HelmChartConfig, shared by every server.
+pub const MANIFEST_PATH: &str = "rke2/manifests/rke2-flannel-config.yaml";
+/// The keys of `config.yaml` whose values are secrets.
+pub const SECRET_KEYS: &[&str] = &["token"];
+
+/// The taint RKE2's documentation gives a server that should run no workloads (docs.rke2.io
+/// "High Availability", "Optional: Consider server node taints"); RKE2's packaged components
+/// tolerate it.
+pub const DEDICATED_SERVER_TAINT: &str = "CriticalAddonsOnly=true:NoExecute";
+
+pub(crate) struct Standalone;
+
+impl Room for Standalone {
+    fn paths(&self, input: &Input) -> Result<Vec<String>, RenderError> {
+        let mut paths = vec![MANIFEST_PATH.to_string()];
+        for node in &input.plan.nodes {
+            let dir = node_dir(node)?;
+            paths.push(format!("{dir}/config.yaml"));
+            paths.push(format!("{dir}/{}", install::script_name(node.os)));
+        }
+        Ok(paths)
+    }
+
+    fn render(&self, input: &Input) -> Result<Vec<Artifact>, RenderError> {
+        let rke2 = rke2_plan(input.plan)?;
+        let network = input.network()?;
+        let join = join_url(rke2)?;
+        let token = token_value(input);
+        let mut artifacts = vec![Artifact::new(MANIFEST_PATH, helm_chart_config(input.plan)?)];
+        for (index, node) in input.plan.nodes.iter().enumerate() {
+            let dir = node_dir(node)?;
+            let config = node_config(input, &network, rke2, index, &join, &token)?;
+            artifacts.push(Artifact {
+                path: format!("{dir}/config.yaml"),
+                contents: config,
+                secret_keys: SECRET_KEYS,
+            });
+            artifacts.push(Artifact::new(
+                format!("{dir}/{}", install::script_name(node.os)),
+                install::script(input, rke2, index, &join)?,
+            ));
+        }
+        Ok(artifacts)
+    }
+
+    fn secret_variables(&self, spec: &Spec, _plan: &Plan) -> Vec<SecretVariable> {
+        match spec.rke2.as_ref().and_then(|rke2| rke2.token.as_ref()) {
+            Some(Secret::Inline(_)) => Vec::new(),
+            Some(Secret::FromEnv(reference)) => {
+                vec![token_variable(&reference.from_env, value("/rke2/token"))]
+            }
+            None => vec![token_variable(
+                DEFAULT_TOKEN_VARIABLE,
+                key(if spec.rke2.is_some() {
+                    "/rke2"
+                } else {
+                    "/kubernetes/distribution"
+                }),
+            )],
+        }
+    }
+
+    fn controller_manager(&self) -> ControllerManager {
+        ControllerManager {
+            flags_in: "each server's rke2/<node>/config.yaml",
+            started_by: "the first server has started",
+        }
+    }
+}
+
+fn token_variable(variable: &str, location: crate::diagnostic::Location) -> SecretVariable {
+    SecretVariable {
+        variable: variable.to_string(),
+        field: "token",
+        location,
+        form: SecretForm::Rke2Token,
+        needed_by: "the RKE2 node configuration",
+    }
+}
+
+/// The join token: from the environment, the literal written inline, or the placeholder.
+fn token_value(input: &Input) -> String {
+    match input
+        .spec
+        .rke2
+        .as_ref()
+        .and_then(|rke2| rke2.token.as_ref())
+    {
+        Some(Secret::Inline(text)) => text.clone(),
+        Some(Secret::FromEnv(reference)) => input.secrets.value(&reference.from_env),
+        None => input.secrets.value(DEFAULT_TOKEN_VARIABLE),
+    }
+}
+
+pub(crate) fn rke2_plan(plan: &Plan) -> Result<&Rke2Plan, RenderError> {
+    plan.rke2
+        .as_ref()
+        .ok_or_else(|| RenderError("the plan has no RKE2 part".into()))
+}
+
+/// The RKE2 release tag, `v1.31.4+rke2r1`.
+pub(crate) fn release_tag(rke2: &Rke2Plan) -> Result<&str, RenderError> {
+    rke2.tag()
+        .ok_or_else(|| RenderError("`kubernetes.version` is not an RKE2 release".into()))
+}
+
+/// `https://<join address>:9345`.
+pub(crate) fn join_url(rke2: &Rke2Plan) -> Result<String, RenderError> {
+    match &rke2.join_address {
+        Some(Ok(address)) => Ok(format!("https://{address}:{SUPERVISOR_PORT}")),
+        _ => Err(RenderError(
+            "no address to join: set `rke2.server` or give a Linux node the `controlplane` role"
+                .into(),
+        )),
+    }
+}
+
+/// `rke2/<node>`.
+pub(crate) fn node_dir(node: &NodePlan) -> Result<String, RenderError> {
+    Ok(format!("rke2/{}", path_segment(&node.name)?))
+}
+
+pub(crate) fn node_address(node: &NodePlan) -> Result<Ipv4Addr, RenderError> {
+    node.address
+        .as_ref()
+        .copied()
+        .map_err(|_| RenderError(format!("node `{}` has no valid address", node.name)))
+}
+
+/// The keys every server takes, cluster-wide and identical on each (RKE2 refuses a server whose
+/// "critical configuration values" differ, docs.rke2.io "Server Configuration Reference"): flannel
+/// as the CNI (RKE2's default is canal, which Windows nodes cannot run; Rancher's is calico), the
+/// ranges, the cluster DNS, and the controller manager's flags the plan decides.
+pub(crate) fn cluster_keys(plan: &Plan, network: &Network) -> Map<String, Value> {
+    let mut keys = Map::new();
+    keys.insert("cni".into(), json!("flannel"));
+    keys.insert(
+        "cluster-cidr".into(),
+        json!(network.cluster_cidr.to_string()),
+    );
+    keys.insert(
+        "service-cidr".into(),
+        json!(network.service_cidr.to_string()),
+    );
+    keys.insert(
+        "cluster-dns".into(),
+        json!(network.dns_service_ip.to_string()),
+    );
+    keys.insert("cluster-domain".into(), json!(plan.dns_domain));
+    let controller_manager: Vec<String> =
+        super::pod_cidrs::controller_manager_args(plan, &network.kubernetes)
+            .into_iter()
+            .map(|(flag, setting)| format!("{flag}={setting}"))
+            .collect();
+    if !controller_manager.is_empty() {
+        keys.insert(
+            "kube-controller-manager-arg".into(),
+            json!(controller_manager),
+        );
+    }
+    keys
+}
+
+/// The keys every node takes, agents included: the kubelet's pod limit when not its default.
+pub(crate) fn every_node_keys(plan: &Plan) -> Map<String, Value> {
+    let mut keys = Map::new();
+    if plan.max_pods != crate::plan::DEFAULT_MAX_PODS {
+        keys.insert(
+            "kubelet-arg".into(),
+            json!([format!("max-pods={}", plan.max_pods)]),
+        );
+    }
+    keys
+}
+
+/// `rke2.config` (every node) or `rke2.serverConfig`.
+pub(crate) fn extra_keys(spec: &Spec, servers: bool) -> Map<String, Value> {
+    let written = spec.rke2.as_ref().and_then(|rke2| {
+        if servers {
+            rke2.server_config.as_ref()
+        } else {
+            rke2.config.as_ref()
+        }
+    });
+    written
+        .into_iter()
+        .flatten()
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
+}
+
+/// Adds `extra` to `keys`: a list extends hybridgen's list of the same key, any other value is
+/// added where hybridgen writes none (HG606 reports a key hybridgen owns before rendering).
+pub(crate) fn merge(keys: &mut Map<String, Value>, extra: Map<String, Value>) {
+    for (name, extra_value) in extra {
+        match (keys.get_mut(&name), extra_value) {
+            (Some(Value::Array(ours)), Value::Array(more)) => ours.extend(more),
+            (Some(_), _) => {}
+            (None, extra_value) => {
+                keys.insert(name, extra_value);
+            }
+        }
+    }
+}
+
+/// The `rke2-flannel` chart values the plan decides: the backend, the VNI and the VXLAN port
+/// under the key the release's chart reads (`vxlanBackendPort` in v0.24.201, `backendPort`
+/// later; rancher/rke2-charts PR #424). Written even where they equal the chart's defaults: the
+/// April and May 2024 charts default the VNI to 1 (rancher/rke2#5952).
+pub(crate) fn flannel_values(plan: &Plan) -> Result<Value, RenderError> {
+    let bundled = rke2_plan(plan)?
+        .release
+        .as_ref()
+        .ok()
+        .and_then(|release| release.flannel())
+        .ok_or_else(|| RenderError("the RKE2 release has no `cni: flannel`".into()))?;
+    let mut flannel = Map::new();
+    flannel.insert("backend".into(), json!(plan.flannel.backend.as_str()));
+    if plan.flannel.backend == Backend::Vxlan {
+        flannel.insert("vni".into(), json!(plan.flannel.vni));
+        flannel.insert(
+            bundled.chart_line().port_key.into(),
+            json!(plan.flannel.port),
+        );
+    }
+    Ok(json!({ "flannel": flannel }))
+}
+
+fn helm_chart_config(plan: &Plan) -> Result<String, RenderError> {
+    let values = super::yaml::document(&flannel_values(plan)?);
+    let object = json!({
+        "apiVersion": "helm.cattle.io/v1",
+        "kind": "HelmChartConfig",
+        "metadata": {"name": "rke2-flannel", "namespace": "kube-system"},
+        "spec": {"valuesContent": values},
+    });
+    Ok(format!(
+        "# Code generated by hybridgen; DO NOT EDIT.\n\
+         # The rke2-flannel chart's values: every server's install.sh puts this file in\n\
+         # /var/lib/rancher/rke2/server/manifests/ before RKE2 first starts, so the chart is\n\
+         # installed with them (docs.rke2.io \"Helm Integration\": the name and namespace must be\n\
+         # the HelmChart's, rke2-flannel in kube-system).\n{}",
+        super::yaml::document(&object)
+    ))
+}
+
+/// One node's `config.yaml`.
+fn node_config(
+    input: &Input,
+    network: &Network,
+    rke2: &Rke2Plan,
+    index: usize,
+    join: &str,
+    token: &str,
+) -> Result<String, RenderError> {
+    let plan = input.plan;
+    let node = &plan.nodes[index];
+    let server = rke2.is_server(index);
+    let mut keys = if server {
+        cluster_keys(plan, network)
+    } else {
+        Map::new()
+    };
+    merge(&mut keys, every_node_keys(plan));
+    keys.insert("node-name".into(), json!(node.name));
+    keys.insert("node-ip".into(), json!(node_address(node)?.to_string()));
+    keys.insert("token".into(), json!(token));
+    if rke2.first_server != Some(index) {
+        keys.insert("server".into(), json!(join));
+    }
+    if server {
+        if let Some(Ok(address)) = &rke2.join_address {
+            keys.insert("tls-san".into(), json!([address.to_string()]));
+        }
+        merge(&mut keys, server_role_keys(&node.roles));
+    }
+    merge(&mut keys, extra_keys(input.spec, false));
+    if server {
+        merge(&mut keys, extra_keys(input.spec, true));
+    }
+    let kind = if server { "server" } else { "agent" };
+    let (path, readers) = match node.os {
+        Os::Linux => ("/etc/rancher/rke2/config.yaml", "root only"),
+        Os::Windows => (r"C:\etc\rancher\rke2\config.yaml", "Administrators only"),
+    };
+    Ok(format!(
+        "# Code generated by hybridgen; DO NOT EDIT.\n\
+         # RKE2 {kind} configuration of node {}, for {path}.\n\
+         # It holds the join token: readable by {readers} ({} puts it there).\n{}",
+        node.name,
+        install::script_name(node.os),
+        super::yaml::document(&Value::Object(keys))
+    ))
+}
+
+/// What a server's roles turn off (docs.rke2.io "Server Roles"): a server without `etcd` runs no
+/// etcd, one without `controlplane` no API server, scheduler or controller manager; and one
+/// without `worker` is tainted so that only RKE2's own components run there.
+fn server_role_keys(roles: &[Role]) -> Map<String, Value> {
+    let mut keys = Map::new();
+    if !roles.contains(&Role::Etcd) {
+        keys.insert("disable-etcd".into(), json!(true));
+    }
+    if !roles.contains(&Role::Controlplane) {
+        for component in ["apiserver", "controller-manager", "scheduler"] {
+            keys.insert(format!("disable-{component}"), json!(true));
+        }
+    }
+    if !roles.contains(&Role::Worker) {
+        keys.insert("node-taint".into(), json!([DEDICATED_SERVER_TAINT]));
+    }
+    keys
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,238 @@
+use super::*;
+use crate::plan::Plan;
+use crate::render::{Secrets, render_all};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+const TOKEN: &str = "K10abcdef::server:0123456789";
+
+pub(crate) const SPEC: &str = r#"
+apiVersion: hybridgen/v1
+kind: Cluster
+metadata: {name: hybrid}
+kubernetes: {version: "1.31.4", distribution: rke2}
+network: {clusterCidr: 10.42.0.0/16, serviceCidr: 10.43.0.0/16}
+flannel: {backend: vxlan}
+windows: {build: "10.0.20348.2700"}
+nodes:
+  - {name: server-0, os: linux, roles: [controlplane, etcd], address: 192.168.10.10}
+  - {name: server-1, os: linux, roles: [controlplane, etcd, worker], address: 192.168.10.11}
+  - {name: linux-0, os: linux, roles: [worker], address: 192.168.10.20}
+  - {name: win-0, os: windows, roles: [worker], address: 192.168.10.30}
+"#;
+
+fn render(text: &str) -> BTreeMap<String, Artifact> {
+    let spec: Spec = serde_yaml::from_str(text).unwrap();
+    let plan = Plan::build(&spec);
+    let secrets = Secrets::from_values(BTreeMap::from([(
+        DEFAULT_TOKEN_VARIABLE.to_string(),
+        TOKEN.to_string(),
+    )]));
+    render_all(&Input {
+        spec: &spec,
+        plan: &plan,
+        secrets: &secrets,
+    })
+    .unwrap()
+    .into_iter()
+    .map(|artifact| (artifact.path.clone(), artifact))
+    .collect()
+}
+
+fn yaml(artifact: &Artifact) -> serde_yaml::Value {
+    serde_yaml::Value::deserialize(serde_yaml::Deserializer::from_str(&artifact.contents)).unwrap()
+}
+
+fn keys(value: &serde_yaml::Value) -> Vec<String> {
+    value
+        .as_mapping()
+        .unwrap()
+        .keys()
+        .map(|key| key.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn only_rke2_files_and_the_shared_ones_are_rendered() {
+    let paths: Vec<String> = render(SPEC).into_keys().collect();
+    assert_eq!(
+        paths,
+        [
+            "plan.json",
+            "rke2/linux-0/config.yaml",
+            "rke2/linux-0/install.sh",
+            "rke2/manifests/rke2-flannel-config.yaml",
+            "rke2/server-0/config.yaml",
+            "rke2/server-0/install.sh",
+            "rke2/server-1/config.yaml",
+            "rke2/server-1/install.sh",
+            "rke2/win-0/config.yaml",
+            "rke2/win-0/install.ps1",
+            "routes/routes.json",
+        ]
+    );
+}
+
+#[test]
+fn servers_carry_the_cluster_and_agents_only_their_node() {
+    let files = render(SPEC);
+    let first = yaml(&files["rke2/server-0/config.yaml"]);
+    assert_eq!(first["cni"], "flannel");
+    assert_eq!(first["cluster-cidr"], "10.42.0.0/16");
+    assert_eq!(first["service-cidr"], "10.43.0.0/16");
+    assert_eq!(first["cluster-dns"], "10.43.0.10");
+    assert_eq!(first["cluster-domain"], "cluster.local");
+    assert_eq!(first["tls-san"][0], "192.168.10.10");
+    assert_eq!(first["token"], TOKEN);
+    assert!(
+        first.get("server").is_none(),
+        "the first server joins nobody"
+    );
+    // Without the worker role, only RKE2's own components run there.
+    assert_eq!(first["node-taint"][0], DEDICATED_SERVER_TAINT);
+    let second = yaml(&files["rke2/server-1/config.yaml"]);
+    assert_eq!(second["server"], "https://192.168.10.10:9345");
+    assert!(second.get("node-taint").is_none());
+    // The critical values are the same on every server.
+    for key in [
+        "cni",
+        "cluster-cidr",
+        "service-cidr",
+        "cluster-dns",
+        "cluster-domain",
+    ] {
+        assert_eq!(first[key], second[key], "{key}");
+    }
+    let windows = yaml(&files["rke2/win-0/config.yaml"]);
+    assert_eq!(
+        keys(&windows),
+        ["node-ip", "node-name", "server", "token"],
+        "an agent file holds no server-only key"
+    );
+    assert_eq!(windows["node-ip"], "192.168.10.30");
+    assert_eq!(windows["node-name"], "win-0");
+    for path in ["rke2/win-0/config.yaml", "rke2/server-0/config.yaml"] {
+        assert_eq!(files[path].secret_keys, SECRET_KEYS, "{path}");
+    }
+}
+
+#[test]
+fn the_chart_values_follow_the_release() {
+    let values = |version: &str| {
+        let files = render(&SPEC.replace("\"1.31.4\"", &format!("\"{version}\"")));
+        let object = yaml(&files[MANIFEST_PATH]);
+        assert_eq!(object["metadata"]["name"], "rke2-flannel");
+        assert_eq!(object["metadata"]["namespace"], "kube-system");
+        let content = object["spec"]["valuesContent"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        serde_yaml::Value::deserialize(serde_yaml::Deserializer::from_str(&content)).unwrap()
+    };
+    let current = values("1.31.4");
+    assert_eq!(current["flannel"]["backend"], "vxlan");
+    assert_eq!(current["flannel"]["vni"], 4096);
+    assert_eq!(current["flannel"]["backendPort"], 4789);
+    // The February 2024 chart reads the VXLAN port from another key (rancher/rke2-charts #424).
+    let february = values("1.29.2");
+    assert_eq!(february["flannel"]["vxlanBackendPort"], 4789);
+    assert!(february["flannel"].get("backendPort").is_none());
+    // The April 2024 chart defaults the VNI to 1: the value is written all the same.
+    assert_eq!(values("1.29.4")["flannel"]["vni"], 4096);
+}
+
+#[test]
+fn plan_decided_flags_and_extra_keys_reach_their_files() {
+    let text = SPEC.replace(
+        "serviceCidr: 10.43.0.0/16}",
+        "serviceCidr: 10.43.0.0/16, nodeCidrMaskSize: 25, maxPodsPerNode: 100, podCidrs: hybridgen}",
+    ) + "rke2:\n  config: {kubelet-arg: [image-gc-high-threshold=85], protect-kernel-defaults: true}\n  serverConfig: {etcd-snapshot-retention: 10}\n";
+    let files = render(&text);
+    let server = yaml(&files["rke2/server-0/config.yaml"]);
+    assert_eq!(
+        server["kube-controller-manager-arg"],
+        serde_yaml::to_value(["node-cidr-mask-size-ipv4=25", "allocate-node-cidrs=false"]).unwrap()
+    );
+    assert_eq!(
+        server["kubelet-arg"],
+        serde_yaml::to_value(["max-pods=100", "image-gc-high-threshold=85"]).unwrap()
+    );
+    assert_eq!(server["etcd-snapshot-retention"], 10);
+    let agent = yaml(&files["rke2/linux-0/config.yaml"]);
+    assert_eq!(agent["protect-kernel-defaults"], true);
+    assert!(agent.get("etcd-snapshot-retention").is_none());
+    assert!(agent.get("kube-controller-manager-arg").is_none());
+    assert!(files.contains_key("pod-cidrs/assign.sh"));
+}
+
+#[test]
+fn split_roles_turn_components_off_and_etcd_starts_the_cluster() {
+    let text = SPEC
+        .replace(
+            "{name: server-0, os: linux, roles: [controlplane, etcd]",
+            "{name: server-0, os: linux, roles: [controlplane]",
+        )
+        .replace(
+            "{name: server-1, os: linux, roles: [controlplane, etcd, worker]",
+            "{name: server-1, os: linux, roles: [etcd]",
+        );
+    let files = render(&text);
+    let control_plane = yaml(&files["rke2/server-0/config.yaml"]);
+    assert_eq!(control_plane["disable-etcd"], true);
+    assert_eq!(control_plane["server"], "https://192.168.10.10:9345");
+    let etcd = yaml(&files["rke2/server-1/config.yaml"]);
+    for component in ["apiserver", "controller-manager", "scheduler"] {
+        assert_eq!(etcd[format!("disable-{component}").as_str()], true);
+    }
+    assert!(
+        etcd.get("server").is_none(),
+        "the etcd server starts the cluster"
+    );
+}
+
+#[test]
+fn install_scripts_name_the_release_and_the_node_kind() {
+    let files = render(SPEC);
+    let server = &files["rke2/server-0/install.sh"].contents;
+    assert!(server.contains("INSTALL_RKE2_VERSION='v1.31.4+rke2r1' INSTALL_RKE2_TYPE=server sh -"));
+    assert!(server.contains("/var/lib/rancher/rke2/server/manifests/rke2-flannel-config.yaml"));
+    assert!(server.contains("systemctl enable --now rke2-server.service"));
+    let agent = &files["rke2/linux-0/install.sh"].contents;
+    assert!(agent.contains("INSTALL_RKE2_TYPE=agent"));
+    assert!(!agent.contains("manifests"), "agents deploy no manifest");
+    let windows = &files["rke2/win-0/install.ps1"].contents;
+    assert!(windows.contains("$version = 'v1.31.4+rke2r1'"));
+    assert!(windows.contains("& $installer -Version $version"));
+    assert!(windows.contains("rke2.exe agent service --add"));
+    assert!(!windows.contains(TOKEN), "the token stays in config.yaml");
+}
+
+#[test]
+fn no_token_placeholder_or_kubeadm_file_without_secrets() {
+    let spec: Spec = serde_yaml::from_str(SPEC).unwrap();
+    let plan = Plan::build(&spec);
+    let variables: Vec<String> = Standalone
+        .secret_variables(&spec, &plan)
+        .into_iter()
+        .map(|secret| secret.variable)
+        .collect();
+    assert_eq!(variables, [DEFAULT_TOKEN_VARIABLE]);
+    let files = render_all(&Input {
+        spec: &spec,
+        plan: &plan,
+        secrets: &Secrets::default(),
+    })
+    .unwrap();
+    let config = files
+        .iter()
+        .find(|artifact| artifact.path == "rke2/win-0/config.yaml")
+        .unwrap();
+    assert!(config.contents.contains("<unset: RKE2_TOKEN>"));
+    assert!(
+        files
+            .iter()
+            .all(|artifact| !artifact.path.starts_with("windows/")
+                && !artifact.path.starts_with("kubeadm/")
+                && artifact.path != "kube-flannel.yml")
+    );
+}
