@@ -98,9 +98,10 @@ fn artifact_paths(spec: &Spec, plan: &Plan, diagnostics: &[Diagnostic]) -> Vec<S
 }
 
 /// Where a spec may hold a secret written inline.
-const SECRET_POINTERS: [&str; 2] = [
+const SECRET_POINTERS: [&str; 3] = [
     "/windows/controlPlane/kubeadmToken",
     "/windows/controlPlane/kubeadmCaHash",
+    "/rke2/token",
 ];
 
 /// The spans of the secret fields whose value is written out rather than taken `fromEnv`.

@@ -143,14 +143,14 @@ fn severity_overrides_change_the_exit_code() {
         hybridgen(&["plan", "--deny", "HG207", spec]).status.code(),
         Some(1)
     );
-    // HG316 too: the example's Windows Server 2019 build predates the DSR its
-    // Kubeclusterbridge.json enables; and HG117: its routes are rendered from predicted subnets.
+    // HG609 too: the example is RKE1, past its end of life; and HG117: its routes are rendered
+    // from predicted subnets.
     let allowed = hybridgen(&[
         "plan",
         "--allow",
         "hg207",
         "--allow",
-        "HG316",
+        "HG609",
         "--allow",
         "HG117",
         "--deny-warnings",

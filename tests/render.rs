@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 
 const TOKEN: &str = "q1w2e3.r4t5y6u7i8o9p0a1";
 const CA_HASH: &str = "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
+const RKE2_TOKEN: &str = "K10f0e1d2c3b4a5968778695a4b3c2d1e0f::server:5e3c0f1a2b";
 const MAIN_EXAMPLE: &str = "examples/kubeadm-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
@@ -25,11 +26,13 @@ fn hybridgen(args: &[&str], secrets: bool, cwd: &Path) -> Output {
         .args(args)
         .current_dir(cwd)
         .env_remove("KUBEADM_TOKEN")
-        .env_remove("KUBEADM_CA_HASH");
+        .env_remove("KUBEADM_CA_HASH")
+        .env_remove("RKE2_TOKEN");
     if secrets {
         command
             .env("KUBEADM_TOKEN", TOKEN)
-            .env("KUBEADM_CA_HASH", CA_HASH);
+            .env("KUBEADM_CA_HASH", CA_HASH)
+            .env("RKE2_TOKEN", RKE2_TOKEN);
     }
     command.output().unwrap()
 }
@@ -507,4 +510,87 @@ fn files_of_a_renamed_node_are_reported_then_removed() {
     );
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&spec_dir).unwrap();
+}
+
+/// RKE2: the join token reaches each node's `config.yaml` only, written 0600, never printed;
+/// `--check` compares the files with the token masked; with Rancher no file holds a token.
+#[test]
+fn rke2_token_reaches_only_the_node_configurations_which_are_private() {
+    let out = scratch("rke2-secrets");
+    let spec = root().join("examples/rke2-1.31-flannel-windows.yaml");
+    let output = render(&spec, &out);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for stream in [&output.stdout, &output.stderr] {
+        assert!(!String::from_utf8_lossy(stream).contains(RKE2_TOKEN));
+    }
+    let files = tree(&out);
+    let holding: Vec<&str> = files
+        .iter()
+        .filter(|(_, bytes)| String::from_utf8_lossy(bytes).contains(RKE2_TOKEN))
+        .map(|(path, _)| path.as_str())
+        .collect();
+    assert_eq!(
+        holding,
+        [
+            "rke2/linux-agent-0/config.yaml",
+            "rke2/server-0/config.yaml",
+            "rke2/win-agent-0/config.yaml",
+            "rke2/win-agent-1/config.yaml"
+        ]
+    );
+    #[cfg(unix)]
+    for path in &holding {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(out.join(path))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600, "{path}");
+    }
+    let spec_arg = spec.to_str().unwrap();
+    let out_arg = out.to_str().unwrap();
+    let check = hybridgen(
+        &["render", spec_arg, "--out", out_arg, "--check"],
+        false,
+        root(),
+    );
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    let refused = hybridgen(&["render", spec_arg, "--out", out_arg], false, root());
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("`RKE2_TOKEN` is not set"));
+    std::fs::remove_dir_all(&out).unwrap();
+
+    let rancher = scratch("rancher-secrets");
+    let through = hybridgen(
+        &[
+            "render",
+            "examples/rancher-2.14-custom-windows.yaml",
+            "--out",
+            rancher.to_str().unwrap(),
+        ],
+        false,
+        root(),
+    );
+    assert_eq!(
+        through.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&through.stderr)
+    );
+    for (path, bytes) in tree(&rancher) {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains("<unset:"), "{path}");
+    }
+    std::fs::remove_dir_all(&rancher).unwrap();
 }

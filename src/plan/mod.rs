@@ -8,6 +8,7 @@ pub mod flannel_release;
 pub mod pins;
 pub mod releases;
 pub mod rke2;
+pub mod rke2_keys;
 pub mod subnets;
 pub mod version;
 

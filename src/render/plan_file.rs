@@ -39,9 +39,12 @@ struct Rke2<'a> {
     flannel_chart: String,
     windows_flanneld: String,
     servers: Vec<&'a str>,
-    first_server: &'a str,
-    /// `https://<address>:9345`.
-    join_url: String,
+    /// Standalone only (Rancher chooses and joins the nodes itself): the server that starts the
+    /// cluster, and where the others join, `https://<address>:9345`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_server: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    join_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     rancher: Option<Rancher<'a>>,
 }
@@ -195,11 +198,18 @@ fn rke2<'a>(input: &'a Input) -> Result<Option<Rke2<'a>>, RenderError> {
         flannel_chart: format!("v{}", bundled.chart),
         windows_flanneld: format!("v{}", bundled.windows_flanneld),
         servers: rke2.servers.iter().map(|index| name(*index)).collect(),
-        first_server: rke2
-            .first_server
-            .map(name)
-            .ok_or_else(|| invalid("RKE2 server"))?,
-        join_url: super::rke2::join_url(rke2)?,
+        first_server: match &rke2.rancher {
+            Some(_) => None,
+            None => Some(
+                rke2.first_server
+                    .map(name)
+                    .ok_or_else(|| invalid("RKE2 server"))?,
+            ),
+        },
+        join_url: match &rke2.rancher {
+            Some(_) => None,
+            None => Some(super::rke2::join_url(rke2)?),
+        },
         rancher: rke2.rancher.as_ref().map(|rancher| Rancher {
             url: &rancher.url,
             version: rancher

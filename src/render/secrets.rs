@@ -7,7 +7,8 @@
 use super::{Artifact, Secrets};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::plan::Plan;
-use crate::rules::input::{SECRET_FORMAT, SECRET_UNSET, is_bootstrap_token, is_ca_hash};
+pub use crate::rules::input::SecretForm;
+use crate::rules::input::{SECRET_FORMAT, SECRET_UNSET};
 use crate::spec::Spec;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,65 +25,6 @@ pub struct SecretVariable {
     pub form: SecretForm,
     /// What reads it, for messages: `the Windows node configuration`.
     pub needed_by: &'static str,
-}
-
-/// The form a consumer accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SecretForm {
-    /// A kubeadm bootstrap token, `[a-z0-9]{6}.[a-z0-9]{16}` (k8s.io/cluster-bootstrap).
-    BootstrapToken,
-    /// kubeadm's discovery hash, `sha256:` and 64 hexadecimal digits.
-    CaHash,
-    /// An RKE2 token: any text without white space (the short form, or the secure
-    /// `K10<CA hash>::<credentials>`; docs.rke2.io "Token Management").
-    Rke2Token,
-}
-
-impl SecretForm {
-    /// Whether the value has the form, and the form as messages describe it.
-    fn check(self, text: &str) -> (bool, &'static str) {
-        match self {
-            SecretForm::BootstrapToken => (is_bootstrap_token(text), "`[a-z0-9]{6}.[a-z0-9]{16}`"),
-            SecretForm::CaHash => (
-                is_ca_hash(text),
-                "`sha256:` followed by 64 hexadecimal digits",
-            ),
-            SecretForm::Rke2Token => (
-                !text.is_empty() && !text.chars().any(|c| c.is_whitespace() || c.is_control()),
-                "one word without spaces or line breaks",
-            ),
-        }
-    }
-
-    /// Who reads the value.
-    fn consumer(self) -> &'static str {
-        match self {
-            SecretForm::BootstrapToken | SecretForm::CaHash => "kubeadm",
-            SecretForm::Rke2Token => "RKE2",
-        }
-    }
-
-    /// Where a user gets a value, for the help of an unset variable.
-    fn origin(self) -> &'static str {
-        match self {
-            SecretForm::BootstrapToken | SecretForm::CaHash => {
-                "e.g. from `kubeadm token create --print-join-command`"
-            }
-            SecretForm::Rke2Token => {
-                "any string you choose before the first server starts, or its `/var/lib/rancher/rke2/server/token`"
-            }
-        }
-    }
-
-    /// The value to set, for the help of a malformed one.
-    fn expected(self) -> &'static str {
-        match self {
-            SecretForm::BootstrapToken | SecretForm::CaHash => {
-                "the value `kubeadm token create --print-join-command` prints"
-            }
-            SecretForm::Rke2Token => "the cluster's token",
-        }
-    }
 }
 
 /// What a file holds in place of an unset secret (`render --allow-missing-secrets`).

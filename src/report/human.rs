@@ -203,17 +203,15 @@ fn distribution_text(plan: &Plan) -> String {
         }
         Err(_) => "(invalid release)".to_string(),
     };
-    let joins = match &rke2.join_address {
-        Some(Ok(address)) => format!(
+    let joins = match (&rke2.rancher, &rke2.join_address) {
+        (Some(rancher), _) => format!(", nodes register with Rancher {}", rancher.url),
+        (None, Some(Ok(address))) => format!(
             ", nodes join https://{address}:{}",
             crate::plan::rke2::SUPERVISOR_PORT
         ),
-        _ => String::new(),
+        (None, _) => String::new(),
     };
-    let rancher = rke2.rancher.as_ref().map_or_else(String::new, |rancher| {
-        format!(", provisioned by Rancher {}", rancher.url)
-    });
-    format!("  {} {release}{joins}{rancher}\n", traits.title)
+    format!("  {} {release}{joins}\n", traits.title)
 }
 
 /// What the SUBNET column means, for the kinds the table shows.

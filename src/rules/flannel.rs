@@ -165,8 +165,12 @@ const VNI: &str = "/flannel/vni";
 /// The flanneld KubeCluster.ps1 downloads, whatever the spec says.
 const KUBECLUSTER_FLANNEL: &str = "v0.11.0";
 
+/// vxlan with Windows nodes whose flannel reads the cluster's settings: RKE2's Windows agents
+/// hard-code theirs, which HG603 compares instead.
 fn vxlan_with_windows(plan: &Plan) -> bool {
-    plan.flannel.backend == Backend::Vxlan && plan.has_windows()
+    plan.flannel.backend == Backend::Vxlan
+        && plan.has_windows()
+        && !plan.distribution.windows_flannel_fixed
 }
 
 /// The release row of the flannel on the Windows nodes: KubeCluster.ps1's, or on the HostProcess

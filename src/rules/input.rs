@@ -70,18 +70,20 @@ declare_rules! {
     INVALID_ADDRESS = ("HG004", "invalid-address", Error, Some(check_addresses));
 
     /// ### What it checks
-    /// That `windows.controlPlane.kubeadmToken` and `kubeadmCaHash` are references
+    /// That `windows.controlPlane.kubeadmToken`, `kubeadmCaHash` and `rke2.token` are references
     /// (`{fromEnv: NAME}`), not the secret itself.
     ///
     /// ### Why it matters
-    /// A bootstrap token lets any machine join the cluster; a committed spec spreads it to every
-    /// clone, fork and CI log.
+    /// A bootstrap token (or RKE2's join token) lets any machine join the cluster; a committed
+    /// spec spreads it to every clone, fork and CI log.
     ///
     /// ### Fix
-    /// Write `kubeadmToken: {fromEnv: KUBEADM_TOKEN}` and set the variable when rendering.
+    /// Write `kubeadmToken: {fromEnv: KUBEADM_TOKEN}` (`token: {fromEnv: RKE2_TOKEN}`) and set the
+    /// variable when rendering.
     ///
     /// ### References
-    /// `kubeadm token create`; Kubernetes "Authenticating with Bootstrap Tokens" (token format).
+    /// `kubeadm token create`; Kubernetes "Authenticating with Bootstrap Tokens" (token format);
+    /// docs.rke2.io "Token Management".
     SECRET_INLINE = ("HG005", "secret-inline", Warning, Some(check_inline_secrets));
 
     /// ### What it checks
@@ -142,12 +144,14 @@ declare_rules! {
 
     /// ### What it checks
     /// That the kubeadm token is `[a-z0-9]{6}.[a-z0-9]{16}` and the CA hash is `sha256:` followed
-    /// by 64 hexadecimal digits, with nothing around them: written inline, checked with the spec;
-    /// read from the environment (`fromEnv`, or `KUBEADM_TOKEN` and `KUBEADM_CA_HASH` by default),
+    /// by 64 hexadecimal digits, with nothing around them, and that RKE2's token is one word
+    /// without spaces or line breaks: written inline, checked with the spec; read from the
+    /// environment (`fromEnv`, or `KUBEADM_TOKEN`, `KUBEADM_CA_HASH` and `RKE2_TOKEN` by default),
     /// checked by `render` before it writes anything.
     ///
     /// ### Why it matters
-    /// `kubeadm join` rejects anything else, on the node, after the files are deployed.
+    /// `kubeadm join` rejects anything else, on the node, after the files are deployed; an RKE2
+    /// token with a line break in it does not match the server's.
     ///
     /// ### Fix
     /// Copy the values printed by `kubeadm token create --print-join-command` (without the line
@@ -259,39 +263,69 @@ fn check_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The secrets the spec writes inline, with their field names and pointers.
-fn inline_secrets<'a>(context: &Context<'a>) -> Vec<(&'static str, String, &'a str)> {
-    let Some(control_plane) = context
-        .spec
+/// A secret the spec writes inline.
+struct Inline<'a> {
+    field: &'static str,
+    pointer: &'static str,
+    text: &'a str,
+    /// The variable the help suggests.
+    variable: &'static str,
+    form: SecretForm,
+}
+
+/// The secrets the spec writes inline.
+fn inline_secrets<'a>(context: &Context<'a>) -> Vec<Inline<'a>> {
+    let spec = context.spec;
+    let control_plane = spec
         .windows
         .as_ref()
-        .and_then(|windows| windows.control_plane.as_ref())
-    else {
-        return Vec::new();
-    };
-    [
-        ("kubeadmToken", &control_plane.kubeadm_token),
-        ("kubeadmCaHash", &control_plane.kubeadm_ca_hash),
-    ]
-    .into_iter()
-    .filter_map(|(field, secret)| match secret {
-        Some(Secret::Inline(text)) => Some((
-            field,
-            format!("/windows/controlPlane/{field}"),
-            text.as_str(),
-        )),
-        _ => None,
-    })
-    .collect()
+        .and_then(|windows| windows.control_plane.as_ref());
+    let fields = [
+        (
+            "kubeadmToken",
+            "/windows/controlPlane/kubeadmToken",
+            control_plane.and_then(|cp| cp.kubeadm_token.as_ref()),
+            "KUBEADM_TOKEN",
+            SecretForm::BootstrapToken,
+        ),
+        (
+            "kubeadmCaHash",
+            "/windows/controlPlane/kubeadmCaHash",
+            control_plane.and_then(|cp| cp.kubeadm_ca_hash.as_ref()),
+            "KUBEADM_CA_HASH",
+            SecretForm::CaHash,
+        ),
+        (
+            "token",
+            "/rke2/token",
+            spec.rke2.as_ref().and_then(|rke2| rke2.token.as_ref()),
+            "RKE2_TOKEN",
+            SecretForm::Rke2Token,
+        ),
+    ];
+    fields
+        .into_iter()
+        .filter_map(|(field, pointer, secret, variable, form)| match secret {
+            Some(Secret::Inline(text)) => Some(Inline {
+                field,
+                pointer,
+                text: text.as_str(),
+                variable,
+                form,
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 fn check_inline_secrets(context: &Context, found: &mut Vec<Diagnostic>) {
-    for (field, pointer, _) in inline_secrets(context) {
-        let variable = if field == "kubeadmToken" {
-            "KUBEADM_TOKEN"
-        } else {
-            "KUBEADM_CA_HASH"
-        };
+    for Inline {
+        field,
+        pointer,
+        variable,
+        ..
+    } in inline_secrets(context)
+    {
         found.push(
             Diagnostic::new(
                 &SECRET_INLINE,
@@ -307,25 +341,81 @@ fn check_inline_secrets(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_secret_formats(context: &Context, found: &mut Vec<Diagnostic>) {
-    for (field, pointer, text) in inline_secrets(context) {
-        let (valid, form) = if field == "kubeadmToken" {
-            (is_bootstrap_token(text), "`[a-z0-9]{6}.[a-z0-9]{16}`")
-        } else {
-            (
-                is_ca_hash(text),
-                "`sha256:` followed by 64 hexadecimal digits",
-            )
-        };
+    for secret in inline_secrets(context) {
+        let (valid, form) = secret.form.check(secret.text);
         if !valid {
             found.push(
                 Diagnostic::new(
                     &SECRET_FORMAT,
-                    value(pointer),
-                    format!("`{field}` is not in the form kubeadm accepts, {form} (its value is not shown)"),
+                    value(secret.pointer),
+                    format!(
+                        "`{}` is not in the form {} accepts, {form} (its value is not shown)",
+                        secret.field,
+                        secret.form.consumer()
+                    ),
                 )
                 .label("malformed secret")
-                .help("copy the value printed by `kubeadm token create --print-join-command`"),
+                .help(format!("copy {}", secret.form.expected())),
             );
+        }
+    }
+}
+
+/// The form a consumer accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretForm {
+    /// A kubeadm bootstrap token, `[a-z0-9]{6}.[a-z0-9]{16}` (k8s.io/cluster-bootstrap).
+    BootstrapToken,
+    /// kubeadm's discovery hash, `sha256:` and 64 hexadecimal digits.
+    CaHash,
+    /// An RKE2 token: any text without white space (the short form, or the secure
+    /// `K10<CA hash>::<credentials>`; docs.rke2.io "Token Management").
+    Rke2Token,
+}
+
+impl SecretForm {
+    /// Whether the value has the form, and the form as messages describe it.
+    pub(crate) fn check(self, text: &str) -> (bool, &'static str) {
+        match self {
+            SecretForm::BootstrapToken => (is_bootstrap_token(text), "`[a-z0-9]{6}.[a-z0-9]{16}`"),
+            SecretForm::CaHash => (
+                is_ca_hash(text),
+                "`sha256:` followed by 64 hexadecimal digits",
+            ),
+            SecretForm::Rke2Token => (
+                !text.is_empty() && !text.chars().any(|c| c.is_whitespace() || c.is_control()),
+                "one word without spaces or line breaks",
+            ),
+        }
+    }
+
+    /// Who reads the value.
+    pub(crate) fn consumer(self) -> &'static str {
+        match self {
+            SecretForm::BootstrapToken | SecretForm::CaHash => "kubeadm",
+            SecretForm::Rke2Token => "RKE2",
+        }
+    }
+
+    /// Where a user gets a value, for the help of an unset variable.
+    pub(crate) fn origin(self) -> &'static str {
+        match self {
+            SecretForm::BootstrapToken | SecretForm::CaHash => {
+                "e.g. from `kubeadm token create --print-join-command`"
+            }
+            SecretForm::Rke2Token => {
+                "any string you choose before the first server starts, or its `/var/lib/rancher/rke2/server/token`"
+            }
+        }
+    }
+
+    /// The value to set, for the help of a malformed one.
+    pub(crate) fn expected(self) -> &'static str {
+        match self {
+            SecretForm::BootstrapToken | SecretForm::CaHash => {
+                "the value printed by `kubeadm token create --print-join-command`"
+            }
+            SecretForm::Rke2Token => "the cluster's token",
         }
     }
 }

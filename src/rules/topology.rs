@@ -20,17 +20,23 @@ declare_rules! {
     NO_LINUX_CONTROL_PLANE = ("HG401", "no-linux-control-plane", Error, Some(check_control_plane));
 
     /// ### What it checks
-    /// That at least one Linux node has the `worker` role.
+    /// On RKE2 and RKE1: that at least one Linux node has the `worker` role. Not on kubeadm,
+    /// whose CoreDNS tolerates the control-plane taint and which deploys no ingress.
     ///
     /// ### Why it matters
-    /// Cluster DNS, ingress controllers and metrics run on Linux; with only Windows workers they
-    /// have nowhere to run.
+    /// The ingress controller and metrics server RKE2 deploys, and Rancher's cluster agent, run on
+    /// Linux nodes that take workloads. An RKE2 server without the `worker` role is tainted
+    /// `CriticalAddonsOnly=true:NoExecute`, and then "the NGINX Ingress and Metrics Server addons
+    /// will not be deployed"; Windows workers cannot run them.
     ///
     /// ### Fix
     /// Add `worker` to a Linux node's roles, or add a Linux worker.
     ///
     /// ### References
-    /// Rancher 2.3 "Configuring Custom Clusters for Windows" ("a Linux worker node is required").
+    /// docs.rke2.io "High Availability" (server node taints); Rancher 2.3 "Configuring Custom
+    /// Clusters for Windows" ("a Linux worker node is required" for the cluster agent, DNS,
+    /// metrics server and ingress); kubernetes/kubernetes
+    /// `cmd/kubeadm/app/phases/addons/dns/manifests.go` (CoreDNS tolerations).
     NO_LINUX_WORKER = ("HG402", "no-linux-worker", Error, Some(check_linux_worker));
 
     /// ### What it checks
@@ -114,12 +120,16 @@ fn check_control_plane(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_linux_worker(context: &Context, found: &mut Vec<Diagnostic>) {
-    if !linux_nodes_with(context.spec, Role::Worker) {
+    let distribution = context.plan.distribution;
+    if distribution.needs_linux_worker && !linux_nodes_with(context.spec, Role::Worker) {
         found.push(
             Diagnostic::new(
                 &NO_LINUX_WORKER,
                 key("/nodes"),
-                "no Linux node has the `worker` role; cluster DNS and ingress need one",
+                format!(
+                    "no Linux node has the `worker` role; on {} the ingress controller and metrics server need one",
+                    distribution.title
+                ),
             )
             .label("no Linux worker")
             .help("add `worker` to a Linux node's roles, or add a Linux worker node"),

@@ -1,0 +1,845 @@
+//! HG6xx: distributions — the RKE2 release and its flannel, what RKE2's Windows agents hard-code,
+//! RKE2 configuration keys RKE2 or Rancher would drop, the Rancher settings, settings a
+//! distribution does not read, and RKE1's end of life.
+
+use super::{Context, declare_rules, node_pointer};
+use crate::diagnostic::{Diagnostic, key, value};
+use crate::load::escape_pointer_token;
+use crate::plan::distribution::Distribution;
+use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
+use crate::plan::rke2::Rke2Plan;
+use crate::plan::rke2_keys::{self, Scope};
+use crate::plan::version::Release;
+use crate::spec::{Backend, Spec};
+use serde_json::Value;
+
+declare_rules! {
+    /// ### What it checks
+    /// With `distribution: rke2`: that `kubernetes.version` names an RKE2 release with the flannel
+    /// CNI — `MAJOR.MINOR.PATCH`, or with RKE2's suffix `+rke2r<N>` — from the February 2024
+    /// releases on: v1.26.14, v1.27.11, v1.28.7, v1.29.2 and every later minor.
+    ///
+    /// ### Why it matters
+    /// hybridgen writes `cni: flannel` for every server; a release before flannel was added has no
+    /// such CNI, and RKE2 refuses to start ("Invalid value flannel for --cni flag"). A suffix other
+    /// than `+rke2r<N>` names no RKE2 release (`+k3s1` is k3s), so the installer finds nothing.
+    ///
+    /// ### Fix
+    /// Use a current RKE2 release, e.g. `"v1.33.5+rke2r1"`.
+    ///
+    /// ### References
+    /// docs.rke2.io "Basic Network Options" (flannel "as of February 2024 releases"); rancher/rke2
+    /// PR #5322 and issue #5215; rancher/rke2 `pkg/cli/cmds/server.go` (`validateCNI`).
+    RKE2_RELEASE_UNSUPPORTED = ("HG601", "rke2-release-unsupported", Error, Some(check_release));
+
+    /// ### What it checks
+    /// RKE2 with Windows nodes: that the release's Windows flannel works. An error for the April
+    /// and May 2024 releases (v1.27.13–14, v1.28.9–10, v1.29.4–5, v1.30.0–1), a warning for the
+    /// February and March 2024 ones (v1.26.14–15, v1.27.11–12, v1.28.7–8, v1.29.2–3).
+    ///
+    /// ### Why it matters
+    /// The April and May 2024 releases bundle a flannel chart whose Linux VNI defaults to 1 while
+    /// Windows agents use 4096, so Linux and Windows pods cannot reach each other
+    /// (rancher/rke2#5952), and a Windows flanneld (v0.25.1) with which Windows pods get no network
+    /// (rancher/rke2#6171). The rendered chart values set VNI 4096, but the Windows flanneld stays
+    /// broken. The February and March releases predate the Windows fixes of April 2024.
+    ///
+    /// ### Fix
+    /// Use the June 2024 release of the minor or later: v1.27.15, v1.28.11, v1.29.6, v1.30.2, or
+    /// any newer minor.
+    ///
+    /// ### References
+    /// rancher/rke2#5952 (backports #5994, #5995, #5997) and rancher/rke2-charts PR #462;
+    /// rancher/rke2#6171 and PR #6172; rancher/rke2 PRs #5661, #5666, #5667.
+    RKE2_WINDOWS_FLANNEL_BROKEN = ("HG602", "rke2-windows-flannel-broken", Error, Some(check_windows_release));
+
+    /// ### What it checks
+    /// RKE2: `backend: vxlan`, the only flannel backend RKE2 supports; with Windows nodes, the
+    /// settings RKE2's Windows agents hard-code: `vni: 4096`, `port: 4789`, no `directRouting`.
+    ///
+    /// ### Why it matters
+    /// The Windows agent runs flanneld with `{"Type": "vxlan", "VNI": 4096, "Port": 4789}` and
+    /// reads none of the `rke2-flannel` chart's values, so a VNI or port set for the chart is
+    /// used by the Linux nodes only, and traffic between Linux and Windows pods is dropped without
+    /// an error.
+    ///
+    /// ### Fix
+    /// Write `backend: vxlan` and leave `vni`, `port` and `directRouting` out (RKE2's defaults are
+    /// 4096 and 4789).
+    ///
+    /// ### References
+    /// rancher/rke2 `pkg/windows/flannel.go`; docs.rke2.io "Basic Network Options" ("Only the
+    /// vxlan backend is supported"); rancher/rke2#5952.
+    RKE2_FLANNEL_MISMATCH = ("HG603", "rke2-flannel-mismatch", Error, Some(check_flannel));
+
+    /// ### What it checks
+    /// Settings the distribution does not read: the `rke2` and `rancher` sections without
+    /// `distribution: rke2`, an RKE2 release suffix (`+rke2r1`) on another distribution; on RKE2,
+    /// `flannel.version`, `networkName` and `macPrefix` (the release decides flannel, Windows
+    /// agents name the network `flannel.4096`), the Windows runtime, containerd, HostProcess,
+    /// join and image settings (the RKE2 agent embeds containerd and runs flanneld and kube-proxy
+    /// itself), and adapter names (RKE2 binds flannel to the node's address); on RKE1, the
+    /// kubeadm join and HostProcess settings (Rancher's agent joins the Windows nodes).
+    ///
+    /// ### Why it matters
+    /// A setting that nothing reads looks like it configures the cluster when it does not: a VNI
+    /// set in `networkName`, an adapter picked by name, a token nobody uses.
+    ///
+    /// ### Fix
+    /// Remove the setting, or choose the distribution that reads it.
+    ///
+    /// ### References
+    /// rancher/rke2 `pkg/windows/flannel.go` (`--iface=<node-ip>`, `flannel.4096`),
+    /// `pkg/executor/pebinary/pebinary.go`; rancher/rke2#3533 (the adapter follows `node-ip`).
+    SETTING_IGNORED_BY_DISTRIBUTION = ("HG604", "setting-ignored-by-distribution", Warning, Some(check_ignored));
+
+    /// ### What it checks
+    /// RKE2 with Windows nodes: that each node's Windows build is one RKE2 validates — Windows
+    /// Server 2019 (17763) or 2022 (20348).
+    ///
+    /// ### Why it matters
+    /// RKE2 builds and tests its Windows agent for those two; Windows Server 2025 (26100) has no
+    /// release images or documented support yet, and Rancher's investigation of it is open.
+    ///
+    /// ### Fix
+    /// Run the Windows nodes on Windows Server 2022 (`"10.0.20348.2700"` or later) or 2019.
+    ///
+    /// ### References
+    /// docs.rke2.io "Requirements" (Windows Server 2019 LTSC, 2022 LTSC); rancher/rancher#50915.
+    RKE2_WINDOWS_BUILD_UNVALIDATED = ("HG605", "rke2-windows-build-unvalidated", Warning, Some(check_windows_builds));
+
+    /// ### What it checks
+    /// The keys of `rke2.config` (every node) and `rke2.serverConfig` (servers): each a flag of
+    /// the RKE2 command that reads the file (`rke2.config` reaches agents, so no server-only key),
+    /// not a k3s flag RKE2 removed (`flannel-*`, ports), not one hybridgen writes from the spec,
+    /// and a string, number, boolean or list.
+    ///
+    /// ### Why it matters
+    /// RKE2 skips a key that is not a flag of the running command with only a log line ("Unknown
+    /// flag --<key> found in config.yaml, skipping"), so a misspelt key, a server key on an agent
+    /// or a flannel key never takes effect.
+    ///
+    /// ### Fix
+    /// Correct the key (the help names the nearest one), move a server-only key to
+    /// `rke2.serverConfig`, or set the spec field the message names.
+    ///
+    /// ### References
+    /// k3s-io/k3s `pkg/configfilearg/parser.go`; rancher/rke2 `pkg/cli/cmds/server.go`,
+    /// `agent.go`; docs.rke2.io "Configuration Options"; rancher/rke2#635 (no flannel keys).
+    RKE2_CONFIG_KEY_SKIPPED = ("HG606", "rke2-config-key-skipped", Error, Some(check_config_keys));
+
+    /// ### What it checks
+    /// With `rancher:`: no per-node key (`node-ip`, `node-external-ip`, `node-name`, `node-label`,
+    /// `node-taint`) in `rke2.config` or `rke2.serverConfig`.
+    ///
+    /// ### Why it matters
+    /// Rancher copies into a node's configuration only the keys its version data lists as RKE2
+    /// server or agent arguments, and these are none of them: they are dropped silently. The
+    /// registration command carries them (`--internal-address`, `--node-name`, `--label`,
+    /// `--taint`); hybridgen writes the node name and address there.
+    ///
+    /// ### Fix
+    /// Remove the key; add labels or taints to the node's registration command.
+    ///
+    /// ### References
+    /// rancher/rancher `pkg/capr/planner/filter.go`, `pkg/capr/planner/config.go`;
+    /// rancher/kontainer-driver-metadata `channels-rke2.yaml` (`serverArgs`, `agentArgs`).
+    RANCHER_DROPS_CONFIG_KEY = ("HG607", "rancher-drops-config-key", Warning, Some(check_rancher_keys));
+
+    /// ### What it checks
+    /// The `rancher` section: `url` is an `https://` or `http://` address; `version` is
+    /// `MAJOR.MINOR.PATCH` and 2.6 or later. A warning with Windows nodes on Rancher before 2.9.
+    ///
+    /// ### Why it matters
+    /// Rancher provisions RKE2 custom clusters (`provisioning.cattle.io/v1`,
+    /// `rancher2_cluster_v2`) from 2.6; flannel for Windows is not available in the RKE2
+    /// versions Rancher 2.8 offers. The registration scripts download Rancher's installers from
+    /// `url`.
+    ///
+    /// ### Fix
+    /// Write Rancher's server URL, e.g. `https://rancher.example.com`, and its version, e.g.
+    /// `"2.14.4"`.
+    ///
+    /// ### References
+    /// terraform-provider-rancher2 `docs/resources/cluster_v2.md` ("Rancher v2.6.0 and above");
+    /// rancher/rancher-docs#1773 and PR #1821 (flannel with Windows).
+    RANCHER_SETTINGS_INVALID = ("HG608", "rancher-settings-invalid", Error, Some(check_rancher));
+
+    /// ### What it checks
+    /// `distribution: rke` (RKE1).
+    ///
+    /// ### Why it matters
+    /// RKE1 reached its end of life on 31 July 2025: no fixes, security fixes included, and
+    /// Rancher 2.12 and later cannot provision or manage RKE1 clusters. There is no in-place
+    /// conversion: new RKE2 clusters are built and workloads moved.
+    ///
+    /// ### Fix
+    /// Plan the cluster on RKE2: `distribution: rke2` (docs/rke2.md walks through it).
+    ///
+    /// ### References
+    /// rancher/rancher#46376; Rancher Manager documentation, RKE1 end of life notice;
+    /// rancher/rke2#562 (no in-place conversion).
+    DISTRIBUTION_END_OF_LIFE = ("HG609", "distribution-end-of-life", Warning, Some(check_end_of_life));
+}
+
+fn rke2_of<'a>(context: &'a Context) -> Option<&'a Rke2Plan> {
+    context.plan.rke2.as_ref()
+}
+
+fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(rke2) = rke2_of(context) else {
+        return;
+    };
+    let written = &context.spec.kubernetes.version;
+    match &rke2.release {
+        Err(error) => found.push(
+            Diagnostic::new(
+                &RKE2_RELEASE_UNSUPPORTED,
+                value("/kubernetes/version"),
+                error.problem.clone(),
+            )
+            .label("not an RKE2 release")
+            .help(error.help.clone()),
+        ),
+        Ok(release) if release.flannel().is_none() => {
+            let minor = context
+                .plan
+                .kubernetes_version
+                .as_ref()
+                .map_or(0, |release| release.minor);
+            // With Windows nodes, the first release whose Windows flannel works (HG602).
+            let first = if context.plan.has_windows() {
+                rke2_releases::first_supported_on_windows(minor)
+            } else {
+                rke2_releases::first_with_flannel(minor)
+            };
+            found.push(
+                Diagnostic::new(
+                    &RKE2_RELEASE_UNSUPPORTED,
+                    value("/kubernetes/version"),
+                    format!(
+                        "RKE2 {} has no `cni: flannel`: flannel came with the February 2024 releases",
+                        release.tag
+                    ),
+                )
+                .label(format!("`{written}` is before flannel"))
+                .help(match first {
+                    Some(first) => format!("set `version: \"{first}\"` or later"),
+                    None => format!("set `version: \"{}\"`", rke2_releases::newest()),
+                }),
+            );
+        }
+        Ok(_) => {}
+    }
+}
+
+fn check_windows_release(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(rke2) = rke2_of(context) else {
+        return;
+    };
+    let Some(bundled) = rke2
+        .release
+        .as_ref()
+        .ok()
+        .and_then(|release| release.flannel())
+    else {
+        return;
+    };
+    if !context.plan.has_windows() {
+        return;
+    }
+    let tag = rke2.tag().unwrap_or_default();
+    let minor = context
+        .plan
+        .kubernetes_version
+        .as_ref()
+        .map_or(0, |release| release.minor);
+    let fixed =
+        rke2_releases::first_supported_on_windows(minor).unwrap_or_else(rke2_releases::newest);
+    let diagnostic = match bundled.windows() {
+        WindowsFlannel::Supported => return,
+        WindowsFlannel::Broken => Diagnostic::new(
+            &RKE2_WINDOWS_FLANNEL_BROKEN,
+            value("/kubernetes/version"),
+            format!(
+                "RKE2 {tag} runs flanneld v{} on Windows, with which Windows pods get no network, and its flannel chart defaults the Linux VNI to {}",
+                bundled.windows_flanneld,
+                bundled.chart_line().default_vni
+            ),
+        )
+        .label("Windows flannel broken in this release"),
+        WindowsFlannel::Early => Diagnostic::new(
+            &RKE2_WINDOWS_FLANNEL_BROKEN,
+            value("/kubernetes/version"),
+            format!(
+                "RKE2 {tag} is among the first releases with flannel on Windows (flanneld v{}), before the Windows fixes of April 2024",
+                bundled.windows_flanneld
+            ),
+        )
+        .label("early Windows flannel")
+        .warning(),
+    };
+    found.push(diagnostic.help(format!("set `version: \"{fixed}\"` or a later release")));
+}
+
+fn check_flannel(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if !plan.distribution.windows_flannel_fixed {
+        return;
+    }
+    let flannel = &plan.flannel;
+    if flannel.backend != Backend::Vxlan {
+        found.push(
+            Diagnostic::new(
+                &RKE2_FLANNEL_MISMATCH,
+                value("/flannel/backend"),
+                format!(
+                    "`backend: {}`: RKE2 runs flannel with vxlan only",
+                    flannel.backend.as_str()
+                ),
+            )
+            .label("not supported by RKE2")
+            .help("set `backend: vxlan`"),
+        );
+        return;
+    }
+    let mut mismatch = |pointer: &str, problem: String, help: &str| {
+        found.push(
+            Diagnostic::new(&RKE2_FLANNEL_MISMATCH, value(pointer), problem)
+                .label("RKE2's Windows agents use VNI 4096, UDP 4789")
+                .help(help.to_string()),
+        );
+    };
+    if !plan.has_windows() {
+        return;
+    }
+    if flannel.vni != 4096 {
+        mismatch(
+            "/flannel/vni",
+            format!(
+                "`vni` {} is not 4096, the VNI RKE2's Windows agents hard-code; Linux and Windows pods would not reach each other",
+                flannel.vni
+            ),
+            "remove `vni` (RKE2's default is 4096)",
+        );
+    }
+    if flannel.port != 4789 {
+        mismatch(
+            "/flannel/port",
+            format!(
+                "`port` {} is not 4789, the VXLAN port RKE2's Windows agents hard-code",
+                flannel.port
+            ),
+            "remove `port` (RKE2's default is 4789)",
+        );
+    }
+    if flannel.direct_routing {
+        mismatch(
+            "/flannel/directRouting",
+            "`directRouting` would route Linux traffic to Windows pods without VXLAN, which Windows flanneld does not do".into(),
+            "remove `directRouting`",
+        );
+    }
+}
+
+/// A setting a distribution does not read: where it is, whether the spec writes it, and why.
+struct Ignored {
+    pointer: &'static str,
+    written: fn(&Spec) -> bool,
+    distributions: &'static [Distribution],
+    why: &'static str,
+}
+
+const NOT_RKE2: &[Distribution] = &[Distribution::Kubeadm, Distribution::Rke];
+const RKE2: &[Distribution] = &[Distribution::Rke2];
+const NOT_KUBEADM: &[Distribution] = &[Distribution::Rke2, Distribution::Rke];
+
+fn windows_written(spec: &Spec, field: fn(&crate::spec::Windows) -> bool) -> bool {
+    spec.windows.as_ref().is_some_and(field)
+}
+
+static IGNORED: &[Ignored] = &[
+    Ignored {
+        pointer: "/rke2",
+        written: |spec| spec.rke2.is_some(),
+        distributions: NOT_RKE2,
+        why: "only `distribution: rke2` reads it",
+    },
+    Ignored {
+        pointer: "/rancher",
+        written: |spec| spec.rancher.is_some(),
+        distributions: NOT_RKE2,
+        why: "Rancher v2 custom clusters run RKE2 (`distribution: rke2`); Rancher 2.12 and later cannot provision RKE1",
+    },
+    Ignored {
+        pointer: "/flannel/version",
+        written: |spec| spec.flannel.version.is_some(),
+        distributions: RKE2,
+        why: "the RKE2 release decides the flannel it bundles",
+    },
+    Ignored {
+        pointer: "/flannel/networkName",
+        written: |spec| spec.flannel.network_name.is_some(),
+        distributions: RKE2,
+        why: "RKE2's Windows agents always name the network `flannel.4096`",
+    },
+    Ignored {
+        pointer: "/flannel/macPrefix",
+        written: |spec| spec.flannel.mac_prefix.is_some(),
+        distributions: RKE2,
+        why: "RKE2's Windows agents set no MAC prefix",
+    },
+    Ignored {
+        pointer: "/windows/runtime",
+        written: |spec| windows_written(spec, |windows| windows.runtime.is_some()),
+        distributions: RKE2,
+        why: "the RKE2 agent embeds containerd",
+    },
+    Ignored {
+        pointer: "/windows/containerd",
+        written: |spec| windows_written(spec, |windows| windows.containerd.is_some()),
+        distributions: NOT_KUBEADM,
+        why: "hybridgen installs containerd only on kubeadm's Windows nodes",
+    },
+    Ignored {
+        pointer: "/windows/hostProcess",
+        written: |spec| windows_written(spec, |windows| windows.host_process.is_some()),
+        distributions: NOT_KUBEADM,
+        why: "the distribution runs flanneld and kube-proxy on Windows itself",
+    },
+    Ignored {
+        pointer: "/windows/controlPlane",
+        written: |spec| windows_written(spec, |windows| windows.control_plane.is_some()),
+        distributions: NOT_KUBEADM,
+        why: "Windows nodes join with the distribution's agent, not `kubeadm join`",
+    },
+    Ignored {
+        pointer: "/windows/images",
+        written: |spec| windows_written(spec, |windows| windows.images.is_some()),
+        distributions: RKE2,
+        why: "RKE2 brings its own Windows images",
+    },
+    Ignored {
+        pointer: "/windows/installDir",
+        written: |spec| windows_written(spec, |windows| windows.install_dir.is_some()),
+        distributions: NOT_KUBEADM,
+        why: "the distribution installs Kubernetes where it chooses",
+    },
+    Ignored {
+        pointer: "/windows/interfaceName",
+        written: |spec| windows_written(spec, |windows| windows.interface_name.is_some()),
+        distributions: RKE2,
+        why: "RKE2 binds Windows flanneld to the node's `address` (its `node-ip`), not to an adapter name",
+    },
+];
+
+fn check_ignored(context: &Context, found: &mut Vec<Diagnostic>) {
+    let spec = context.spec;
+    let distribution = spec.distribution();
+    let name = distribution.as_str();
+    for ignored in IGNORED {
+        if ignored.distributions.contains(&distribution) && (ignored.written)(spec) {
+            let field = ignored.pointer.trim_start_matches('/').replace('/', ".");
+            found.push(ignored_setting(
+                key(ignored.pointer),
+                &field,
+                name,
+                ignored.why,
+            ));
+        }
+    }
+    if distribution == Distribution::Rke2 {
+        for (index, node) in spec.nodes.iter().enumerate() {
+            if node.interface_name.is_some() {
+                found.push(ignored_setting(
+                    key(node_pointer(index, "interfaceName")),
+                    &format!("nodes[{index}].interfaceName"),
+                    name,
+                    "RKE2 binds Windows flanneld to the node's `address` (its `node-ip`), not to an adapter name: `address` must be on the adapter pod traffic takes",
+                ));
+            }
+        }
+    } else if let Some(at) = spec.kubernetes.version.find("+rke2r") {
+        let written = &spec.kubernetes.version;
+        let (release, suffix) = written.split_at(at);
+        found.push(
+            Diagnostic::new(
+                &SETTING_IGNORED_BY_DISTRIBUTION,
+                value("/kubernetes/version"),
+                format!("the suffix `{suffix}` of `{written}` names an RKE2 release, which `distribution: {name}` does not install"),
+            )
+            .label("RKE2 release suffix")
+            .help(format!(
+                "write `version: \"{}\"`, or set `distribution: rke2`",
+                release.trim_start_matches('v')
+            )),
+        );
+    }
+}
+
+fn ignored_setting(
+    location: crate::diagnostic::Location,
+    field: &str,
+    distribution: &str,
+    why: &str,
+) -> Diagnostic {
+    Diagnostic::new(
+        &SETTING_IGNORED_BY_DISTRIBUTION,
+        location,
+        format!("`{field}` is not read with `distribution: {distribution}`: {why}"),
+    )
+    .label("ignored")
+    .help(format!(
+        "remove `{field}`, or choose the distribution that reads it"
+    ))
+}
+
+fn check_windows_builds(context: &Context, found: &mut Vec<Diagnostic>) {
+    if rke2_of(context).is_none() {
+        return;
+    }
+    // docs.rke2.io "Requirements": Windows Server 2019 LTSC and 2022 LTSC.
+    const VALIDATED: [u32; 2] = [17763, 20348];
+    let mut reported = std::collections::BTreeSet::new();
+    for node in &context.plan.nodes {
+        let Some(windows) = &node.windows else {
+            continue;
+        };
+        let Some(Ok(build)) = &windows.build else {
+            continue;
+        };
+        if VALIDATED.contains(&build.build) || !reported.insert(windows.build_pointer.clone()) {
+            continue;
+        }
+        found.push(
+            Diagnostic::new(
+                &RKE2_WINDOWS_BUILD_UNVALIDATED,
+                value(windows.build_pointer.clone()),
+                format!(
+                    "Windows build {build} ({}) is not one RKE2 validates (Windows Server 2019 and 2022)",
+                    build.name()
+                ),
+            )
+            .label("not validated by RKE2")
+            .help("run the Windows nodes on Windows Server 2022, e.g. `\"10.0.20348.2700\"`"),
+        );
+    }
+}
+
+/// The spec fields that hold what a key hybridgen writes would set.
+fn owned_by(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "cni" => "hybridgen always writes `cni: flannel`",
+        "cluster-cidr" => "`network.clusterCidr` sets it",
+        "service-cidr" => "`network.serviceCidr` sets it",
+        "cluster-dns" => "`network.dnsServiceIp` sets it",
+        "cluster-domain" => "`kubernetes.dnsDomain` sets it",
+        "token" | "token-file" | "agent-token" | "agent-token-file" => {
+            "`rke2.token` sets the join token"
+        }
+        "server" => "`rke2.server` sets it",
+        "node-ip" => "each node's `address` sets it",
+        "node-name" => "each node's `name` sets it",
+        "disable-etcd"
+        | "disable-apiserver"
+        | "disable-controller-manager"
+        | "disable-scheduler" => "each server's `roles` set it",
+        _ => return None,
+    })
+}
+
+/// Flags hybridgen passes inside a list key, each owned by a spec field.
+const OWNED_FLAGS: [(&str, &str, &str); 4] = [
+    ("kubelet-arg", "max-pods=", "`network.maxPodsPerNode`"),
+    (
+        "kube-controller-manager-arg",
+        "node-cidr-mask-size",
+        "`network.nodeCidrMaskSize`",
+    ),
+    (
+        "kube-controller-manager-arg",
+        "allocate-node-cidrs=",
+        "`network.podCidrs`",
+    ),
+    (
+        "kube-controller-manager-arg",
+        "cluster-cidr=",
+        "`network.clusterCidr`",
+    ),
+];
+
+/// Why a key of `rke2.config` (`servers: false`) or `rke2.serverConfig` would not work, with
+/// the help to give.
+fn key_problem(key: &str, value: &Value, servers: bool) -> Option<(String, String)> {
+    if let Some(owner) = owned_by(key) {
+        return Some((
+            format!("`{key}` is written by hybridgen: {owner}"),
+            format!("remove `{key}` and set it in the spec"),
+        ));
+    }
+    match rke2_keys::scope(key) {
+        Scope::Dropped if key.starts_with("flannel-") => {
+            return Some((
+                format!(
+                    "RKE2 has no `{key}` key: it configures flannel through the `rke2-flannel` chart only"
+                ),
+                format!("remove `{key}`; the `flannel` section sets the chart's values"),
+            ));
+        }
+        Scope::Dropped => {
+            return Some((
+                format!("RKE2 removed k3s's `{key}`: it would be skipped"),
+                format!("remove `{key}`"),
+            ));
+        }
+        Scope::Unknown => {
+            let known: Vec<String> = rke2_keys::known().map(String::from).collect();
+            let help = match crate::schema::nearest(key, &known) {
+                Some(nearest) => format!("did you mean `{nearest}`?"),
+                None => {
+                    format!("remove `{key}`; docs.rke2.io \"Configuration Options\" lists the keys")
+                }
+            };
+            return Some((
+                format!("`{key}` is no RKE2 flag: RKE2 would skip it with only a log line"),
+                help,
+            ));
+        }
+        Scope::ServerOnly if !servers => {
+            return Some((
+                format!("`{key}` is a server flag: agents would skip it"),
+                format!("move `{key}` to `rke2.serverConfig`"),
+            ));
+        }
+        Scope::ServerOnly | Scope::EveryNode => {}
+    }
+    let scalar =
+        |value: &Value| matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_));
+    let valid = scalar(value)
+        || value
+            .as_array()
+            .is_some_and(|items| items.iter().all(scalar));
+    if !valid {
+        return Some((
+            format!("`{key}` holds a map or null: RKE2 reads strings, numbers, booleans and lists"),
+            format!("write `{key}` as a string or a list of strings"),
+        ));
+    }
+    let items: Vec<&str> = match value {
+        Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+        Value::String(text) => vec![text.as_str()],
+        _ => Vec::new(),
+    };
+    OWNED_FLAGS
+        .iter()
+        .find(|(list, flag, _)| *list == key && items.iter().any(|item| item.starts_with(flag)))
+        .map(|(_, flag, field)| {
+            (
+                format!(
+                    "`{key}` sets `{}`, which hybridgen writes from {field}",
+                    flag.trim_end_matches('=')
+                ),
+                format!("remove it from `{key}` and set {field}"),
+            )
+        })
+}
+
+fn config_maps(
+    spec: &Spec,
+) -> Vec<(
+    &'static str,
+    bool,
+    &std::collections::BTreeMap<String, Value>,
+)> {
+    let Some(rke2) = &spec.rke2 else {
+        return Vec::new();
+    };
+    [
+        ("config", false, &rke2.config),
+        ("serverConfig", true, &rke2.server_config),
+    ]
+    .into_iter()
+    .filter_map(|(field, servers, map)| Some((field, servers, map.as_ref()?)))
+    .collect()
+}
+
+fn check_config_keys(context: &Context, found: &mut Vec<Diagnostic>) {
+    if context.spec.distribution() != Distribution::Rke2 {
+        return;
+    }
+    for (field, servers, map) in config_maps(context.spec) {
+        for (name, setting) in map {
+            let Some((problem, help)) = key_problem(name, setting, servers) else {
+                continue;
+            };
+            found.push(
+                Diagnostic::new(
+                    &RKE2_CONFIG_KEY_SKIPPED,
+                    key(format!("/rke2/{field}/{}", escape_pointer_token(name))),
+                    problem,
+                )
+                .label("RKE2 would not use this")
+                .help(help),
+            );
+        }
+    }
+}
+
+/// Keys Rancher's version data lists as no RKE2 argument, which it drops from a node's
+/// configuration (rancher/kontainer-driver-metadata `channels-rke2.yaml`).
+const RANCHER_DROPPED: [(&str, &str); 5] = [
+    ("node-ip", "`--internal-address`"),
+    ("node-external-ip", "`--address`"),
+    ("node-name", "`--node-name`"),
+    ("node-label", "`--label`"),
+    ("node-taint", "`--taint`"),
+];
+
+fn check_rancher_keys(context: &Context, found: &mut Vec<Diagnostic>) {
+    if context.spec.rancher.is_none() || context.spec.distribution() != Distribution::Rke2 {
+        return;
+    }
+    for (field, _, map) in config_maps(context.spec) {
+        for (name, flag) in RANCHER_DROPPED {
+            if !map.contains_key(name) || owned_by(name).is_some() {
+                continue;
+            }
+            found.push(
+                Diagnostic::new(
+                    &RANCHER_DROPS_CONFIG_KEY,
+                    key(format!("/rke2/{field}/{name}")),
+                    format!("Rancher drops `{name}` from the nodes' configuration: its version data lists it as no RKE2 argument"),
+                )
+                .label("dropped by Rancher")
+                .help(format!("remove `{name}` and pass {flag} to the node's registration command")),
+            );
+        }
+    }
+}
+
+fn check_rancher(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(rancher) = &context.spec.rancher else {
+        return;
+    };
+    if context.spec.distribution() != Distribution::Rke2 {
+        return;
+    }
+    let url = rancher.url.as_str();
+    let host = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .unwrap_or_default()
+        .trim_end_matches('/');
+    if host.is_empty()
+        || host
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '\'' || c == '"')
+    {
+        found.push(
+            Diagnostic::new(
+                &RANCHER_SETTINGS_INVALID,
+                value("/rancher/url"),
+                format!("`url` `{url}` is not a Rancher server URL"),
+            )
+            .label("not an https:// URL")
+            .help("write Rancher's server URL, e.g. `https://rancher.example.com`"),
+        );
+    }
+    let Some(plan) = rke2_of(context).and_then(|rke2| rke2.rancher.as_ref()) else {
+        return;
+    };
+    let version = match &plan.version {
+        Ok(version) => *version,
+        Err(error) => {
+            found.push(
+                Diagnostic::new(
+                    &RANCHER_SETTINGS_INVALID,
+                    value("/rancher/version"),
+                    error.problem.clone(),
+                )
+                .label("not a version")
+                .help(error.help.clone()),
+            );
+            return;
+        }
+    };
+    let location = if rancher.version.is_some() {
+        value("/rancher/version")
+    } else {
+        key("/rancher")
+    };
+    if version < Release::new(2, 6, 0) {
+        found.push(
+            Diagnostic::new(
+                &RANCHER_SETTINGS_INVALID,
+                location,
+                format!("Rancher {version} provisions no RKE2 custom clusters: they came with 2.6"),
+            )
+            .label("before Rancher 2.6")
+            .help("use a current Rancher, e.g. `version: \"2.14.4\"`"),
+        );
+    } else if version < Release::new(2, 9, 0) && context.plan.has_windows() {
+        found.push(
+            Diagnostic::new(
+                &RANCHER_SETTINGS_INVALID,
+                location,
+                format!("Rancher {version} offers no RKE2 release with flannel on Windows (its Windows clusters use Calico)"),
+            )
+            .label("no Windows flannel in this Rancher")
+            .help("use Rancher 2.9 or later, e.g. `version: \"2.14.4\"`")
+            .warning(),
+        );
+    }
+}
+
+fn check_end_of_life(context: &Context, found: &mut Vec<Diagnostic>) {
+    let traits = context.plan.distribution;
+    if let Some(end) = &traits.end_of_life {
+        found.push(
+            Diagnostic::new(
+                &DISTRIBUTION_END_OF_LIFE,
+                value("/kubernetes/distribution"),
+                format!(
+                    "{} reached its end of life on {}, and Rancher 2.12 and later cannot provision it",
+                    traits.title, end.date
+                ),
+            )
+            .label("end of life")
+            .help(format!(
+                "plan a new cluster on {} with a current `kubernetes.version`, e.g. `\"1.33.5\"`",
+                end.successor
+            )),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_rke2_would_skip_are_named_with_the_reason() {
+        let problem = |key: &str, servers: bool| {
+            key_problem(key, &Value::String("x".into()), servers).map(|(problem, _)| problem)
+        };
+        assert!(
+            problem("flannel-iface", true)
+                .unwrap()
+                .contains("rke2-flannel")
+        );
+        assert!(
+            problem("cluster-cidr", true)
+                .unwrap()
+                .contains("network.clusterCidr")
+        );
+        assert!(problem("etcd-arg", false).unwrap().contains("server flag"));
+        assert_eq!(problem("etcd-arg", true), None);
+        assert_eq!(problem("protect-kernel-defaults", false), None);
+        let (typo, help) = key_problem("kubelet-args", &Value::Null, false).unwrap();
+        assert!(typo.contains("no RKE2 flag"));
+        assert_eq!(help, "did you mean `kubelet-arg`?");
+        let owned = key_problem("kubelet-arg", &serde_json::json!(["max-pods=50"]), false).unwrap();
+        assert!(owned.0.contains("network.maxPodsPerNode"), "{owned:?}");
+        assert!(key_problem("kubelet-arg", &serde_json::json!({"a": 1}), false).is_some());
+    }
+}
