@@ -4,7 +4,9 @@
 //! a reviewed snapshot; the command itself keeps `plan`'s formats and exit codes.
 //!
 //! A case directory holds the capture files that differ from `healthy/` (a file `<name>.absent`
-//! removes one) and `expect`: `spec: PATH` (else the 1.33 example), `only` (no other finding),
+//! removes one) and `expect`: `base: DIR` (another capture to start from, e.g. `healthy-rke2`,
+//! which is then a complete capture itself), `spec: PATH` (else the 1.33 example), `only` (no
+//! other finding),
 //! and `expect: CODE LOCATION QUOTE` lines — LOCATION a JSON pointer into the spec, or the capture
 //! file a finding is in; QUOTE text the message holds.
 
@@ -57,7 +59,15 @@ fn load_case(name: &str) -> Case {
             })
             .collect()
     };
-    let mut files = read_dir("healthy");
+    let expect = std::fs::read_to_string(root().join(FIXTURES).join(name).join("expect"))
+        .unwrap_or_default();
+    let base = expect
+        .lines()
+        .find_map(|line| line.strip_prefix("base: "))
+        .unwrap_or("healthy")
+        .to_string();
+    let mut files = read_dir(&base);
+    files.remove("expect");
     let mut case = Case {
         name: name.to_string(),
         spec: EXAMPLE.to_string(),
@@ -65,22 +75,23 @@ fn load_case(name: &str) -> Case {
         expected: Vec::new(),
         files: BTreeMap::new(),
     };
-    if name != "healthy" {
+    for line in expect.lines() {
+        if let Some(spec) = line.strip_prefix("spec: ") {
+            case.spec = spec.to_string();
+        } else if line == "only" {
+            case.only = true;
+        } else if let Some(expect) = line.strip_prefix("expect: ") {
+            let mut parts = expect.splitn(3, ' ');
+            let code = parts.next().unwrap().to_string();
+            let location = parts.next().unwrap().to_string();
+            let quote = parts.next().unwrap_or_default().to_string();
+            case.expected.push((code, location, quote));
+        }
+    }
+    if name != base {
         for (file, bytes) in read_dir(name) {
             if file == "expect" {
-                for line in String::from_utf8(bytes).unwrap().lines() {
-                    if let Some(spec) = line.strip_prefix("spec: ") {
-                        case.spec = spec.to_string();
-                    } else if line == "only" {
-                        case.only = true;
-                    } else if let Some(expect) = line.strip_prefix("expect: ") {
-                        let mut parts = expect.splitn(3, ' ');
-                        let code = parts.next().unwrap().to_string();
-                        let location = parts.next().unwrap().to_string();
-                        let quote = parts.next().unwrap_or_default().to_string();
-                        case.expected.push((code, location, quote));
-                    }
-                }
+                continue;
             } else if let Some(removed) = file.strip_suffix(".absent") {
                 files.remove(removed);
             } else {
@@ -199,7 +210,7 @@ fn every_live_rule_has_a_case() {
     let cases = cases();
     for rule in hybridgen::rules::all()
         .iter()
-        .filter(|r| r.code.starts_with("HG5"))
+        .filter(|r| r.code.starts_with("HG5") || r.code.starts_with("HG65"))
     {
         assert!(
             cases
@@ -503,6 +514,24 @@ fn print_capture_names_the_flavours_namespace_and_optional_objects() {
     assert!(
         legacy.contains("get configmap kubelet-config-1.15 "),
         "{legacy}"
+    );
+    // RKE2 keeps its flannel in kube-system, its CNI and chart values in HelmCharts and
+    // HelmChartConfigs, and has no kubeadm ConfigMaps.
+    let rke2 = stdout(&hybridgen(&[
+        "verify",
+        "examples/rke2-1.31-flannel-windows.yaml",
+        "--print-capture",
+    ]));
+    for expected in [
+        "kubectl -n kube-system get configmap kube-flannel-cfg --ignore-not-found -o json",
+        "kubectl -n kube-system get helmcharts -o json > cluster-capture/helmcharts.json",
+        "kubectl -n kube-system get helmchartconfigs -o json > cluster-capture/helmchartconfigs.json",
+    ] {
+        assert!(rke2.contains(expected), "{expected}\n{rke2}");
+    }
+    assert!(
+        !rke2.contains("kubeadm-config") && !rke2.contains("kubelet-config"),
+        "{rke2}"
     );
     // What it prints runs: every line is a command bash accepts.
     let script = std::env::temp_dir().join(format!("hybridgen-capture-{}.sh", std::process::id()));

@@ -7,6 +7,7 @@
 use super::Object;
 use crate::load::{self, CAPTURE};
 use crate::plan::Plan;
+use crate::plan::distribution::LiveConfiguration;
 use crate::source::SourceFile;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -36,9 +37,11 @@ pub struct LiveNode {
     /// The flannel annotations (`backend-type`, `backend-data`, `public-ip`, ...), by their name
     /// without the prefix.
     pub flannel: BTreeMap<String, Live<String>>,
-    /// k3s and RKE2 record each node's flags (`server --cluster-cidr ...`, `agent ...`) in an
-    /// annotation.
+    /// k3s and RKE2 record each node's flags (`server --cluster-cidr ...`, `agent ...`), those of
+    /// its config file included, in an annotation (k3s-io/k3s `pkg/nodeconfig/nodeconfig.go`).
     pub node_args: Option<Live<Vec<String>>>,
+    /// Whether they are RKE2's (`rke2.io/node-args`) rather than k3s's.
+    pub node_args_rke2: bool,
     /// The taints that keep pods off for good: transient ones (not ready, unreachable, ...) are
     /// left out, since they come and go and DaemonSets tolerate them.
     pub taints: Vec<Taint>,
@@ -107,6 +110,7 @@ pub struct Embedded {
     /// Where the ConfigMap value was read: file and object.
     pub file: String,
     pub object: String,
+    /// The field that holds it: `data[config.conf]`, `spec.valuesContent`.
     pub key: String,
 }
 
@@ -117,7 +121,7 @@ impl Embedded {
         Some(Live {
             value,
             source: format!(
-                "{}, {}, `data[{}]` → `{}`",
+                "{}, {}, `{}` → `{}`",
                 self.file,
                 self.object,
                 self.key,
@@ -169,6 +173,12 @@ pub struct LiveCluster {
     /// The flags of a k3s or RKE2 server (its nodes' `node-args` annotation starting `server`):
     /// its ranges, which it keeps in no ConfigMap.
     pub server_args: Option<Live<Vec<String>>>,
+    /// Whether `server_args` are an RKE2 server's.
+    pub server_args_rke2: bool,
+    /// The HelmCharts captured (RKE2 deploys its CNI as one: `rke2-flannel`, `rke2-canal`, ...).
+    pub helm_charts: Vec<Live<String>>,
+    /// The values of the `rke2-flannel` HelmChartConfig, or why they cannot be read.
+    pub rke2_flannel_values: Option<Result<Embedded, Live<String>>>,
     /// Whether the nodes came from a node list, so that a planned node not among them is not in
     /// the cluster; single captured nodes say nothing of the others.
     pub all_nodes: bool,
@@ -254,6 +264,29 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
         ));
     }
     cluster.server_args = server_args(&cluster.nodes, &mut cluster.notes);
+    cluster.server_args_rke2 = cluster.nodes.iter().any(|node| {
+        node.node_args_rke2
+            && node
+                .node_args
+                .as_ref()
+                .is_some_and(|args| args.value.first().is_some_and(|first| first == "server"))
+    });
+    cluster.helm_charts = objects
+        .iter()
+        .filter(|o| o.kind == "HelmChart")
+        .map(|o| Live {
+            value: o.name.clone(),
+            source: format!("{}, {}", o.file, o.label()),
+        })
+        .collect();
+    cluster.rke2_flannel_values = objects
+        .iter()
+        .find(|o| {
+            o.kind == "HelmChartConfig"
+                && o.name == "rke2-flannel"
+                && o.namespace.as_deref() == Some("kube-system")
+        })
+        .map(|object| embedded_at(object, "/spec/valuesContent", "spec.valuesContent"));
     let flannel_namespace = plan.flannel.namespace();
     let config_map = |name: &str, namespaces: &[&str]| {
         namespaces.iter().find_map(|namespace| {
@@ -277,18 +310,24 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
         "flannel's ConfigMap kube-flannel-cfg",
         "net-conf.json is not compared",
     );
+    // What is missing is said only where the distribution keeps it.
+    let configuration = plan.distribution.live_configuration;
+    let mut notes = std::mem::take(&mut cluster.notes);
+    let mut kubeadm_note = |found: Option<&Object>, what: &str, consequence: &str| {
+        if configuration == LiveConfiguration::KubeadmConfigMaps {
+            note(&mut notes, found, what, consequence);
+        }
+    };
     let kubeadm = config_map("kubeadm-config", &["kube-system"]);
     cluster.cluster_configuration = kubeadm.map(|object| embedded(object, "ClusterConfiguration"));
-    note(
-        &mut cluster.notes,
+    kubeadm_note(
         kubeadm,
         "kubeadm's ConfigMap kubeadm-config",
         "the kubeadm settings are not compared (k3s, RKE2 and managed clusters have none)",
     );
     let proxy = config_map("kube-proxy", &["kube-system"]);
     cluster.kube_proxy = proxy.map(|object| embedded(object, "config.conf"));
-    note(
-        &mut cluster.notes,
+    kubeadm_note(
         proxy,
         "kube-proxy's ConfigMap",
         "kube-proxy's clusterCIDR is not compared",
@@ -299,12 +338,22 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
             && (o.name == "kubelet-config" || o.name.starts_with("kubelet-config-1."))
     });
     cluster.kubelet = kubelet.map(|object| embedded(object, "kubelet"));
-    note(
-        &mut cluster.notes,
+    kubeadm_note(
         kubelet,
         "the kubelet's ConfigMap",
         "the kubelet's clusterDNS is not compared",
     );
+    if configuration == LiveConfiguration::HelmCharts {
+        if cluster.helm_charts.is_empty() {
+            notes.push(
+                "no HelmChart was captured: RKE2's CNI is read from the server's `node-args`"
+                    .into(),
+            );
+        } else if cluster.rke2_flannel_values.is_none() {
+            notes.push("no HelmChartConfig rke2-flannel was captured: the rke2-flannel chart runs with the defaults of the cluster's release".into());
+        }
+    }
+    cluster.notes = notes;
     cluster.daemonsets = objects
         .iter()
         .filter(|o| o.kind == "DaemonSet")
@@ -390,6 +439,7 @@ fn read_node(node: &Object, prefix: &str) -> LiveNode {
         .and_then(Value::as_object);
     let mut flannel = BTreeMap::new();
     let mut node_args = None;
+    let mut node_args_rke2 = false;
     for (key, value) in annotations.into_iter().flatten() {
         let Some(text) = value.as_str() else { continue };
         if let Some(name) = key
@@ -410,6 +460,7 @@ fn read_node(node: &Object, prefix: &str) -> LiveNode {
                     value: args,
                     source: node.source(&format!("metadata.annotations[{key}]")),
                 });
+                node_args_rke2 = key.starts_with("rke2");
             }
         }
     }
@@ -428,6 +479,7 @@ fn read_node(node: &Object, prefix: &str) -> LiveNode {
         kubelet_version: live_text(node, "/status/nodeInfo/kubeletVersion"),
         flannel,
         node_args,
+        node_args_rke2,
         taints: read_taints(&node.value),
     }
 }
@@ -503,22 +555,28 @@ fn net_conf(object: &Object) -> Result<NetConf, Live<String>> {
 /// A YAML (or JSON) document held in a ConfigMap value, parsed.
 fn embedded(object: &Object, key: &str) -> Result<Embedded, Live<String>> {
     let pointer = format!("/data/{}", load::escape_pointer_token(key));
-    let Some(text) = text(&object.value, &pointer) else {
+    embedded_at(object, &pointer, &format!("data[{key}]"))
+}
+
+/// A YAML (or JSON) document held in a string field of an object (`field` as people read it),
+/// parsed.
+fn embedded_at(object: &Object, pointer: &str, field: &str) -> Result<Embedded, Live<String>> {
+    let Some(text) = text(&object.value, pointer) else {
         return Err(Live {
-            value: format!("the ConfigMap has no `{key}`"),
-            source: object.source("data"),
+            value: format!("the {} has no `{field}`", object.kind),
+            source: object.source(field),
         });
     };
-    let source = SourceFile::new(format!("{}#{key}", object.file), text);
+    let source = SourceFile::new(format!("{}#{field}", object.file), text);
     let document = load::load_within(&source, &CAPTURE).map_err(|error| Live {
-        value: format!("`{key}` is not YAML: {}", error.message),
-        source: object.source(&format!("data[{key}]")),
+        value: format!("`{field}` is not YAML: {}", error.message),
+        source: object.source(field),
     })?;
     Ok(Embedded {
         value: document.value,
         file: object.file.clone(),
         object: object.label(),
-        key: key.to_string(),
+        key: field.to_string(),
     })
 }
 

@@ -29,6 +29,8 @@ pub struct Traits {
     /// `flannel.4096` (rancher/rke2 `pkg/windows/flannel.go`, `OverlayNetName`).
     pub windows_network: Option<&'static str>,
     pub windows_join: WindowsJoin,
+    /// Where a running cluster keeps the configuration `verify` compares.
+    pub live_configuration: LiveConfiguration,
     /// The cluster needs a Linux node with the `worker` role: the packaged ingress controller and
     /// metrics server (and with Rancher its cluster agent) run on untainted Linux nodes only.
     /// kubeadm does not: its CoreDNS tolerates the control-plane taint (kubernetes/kubernetes
@@ -50,6 +52,17 @@ pub enum WindowsJoin {
     Rke2Agent,
 }
 
+/// Where a running cluster of the distribution keeps its configuration, besides its nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveConfiguration {
+    /// kubeadm's ConfigMaps: `kubeadm-config`, `kube-proxy`, the kubelet's.
+    KubeadmConfigMaps,
+    /// RKE2's HelmCharts and HelmChartConfigs (`rke2-flannel`), besides its nodes' `node-args`.
+    HelmCharts,
+    /// Nothing beyond the nodes and flannel's ConfigMap (RKE1 keeps the rest in its cluster.yml).
+    None,
+}
+
 /// A distribution's end of life.
 #[derive(Debug, PartialEq, Eq)]
 pub struct EndOfLife {
@@ -68,6 +81,7 @@ pub static DISTRIBUTIONS: [Traits; 3] = [
         windows_flannel_fixed: false,
         windows_network: None,
         windows_join: WindowsJoin::Kubeadm,
+        live_configuration: LiveConfiguration::KubeadmConfigMaps,
         needs_linux_worker: false,
         end_of_life: None,
     },
@@ -80,6 +94,7 @@ pub static DISTRIBUTIONS: [Traits; 3] = [
         windows_flannel_fixed: true,
         windows_network: Some("flannel.4096"),
         windows_join: WindowsJoin::Rke2Agent,
+        live_configuration: LiveConfiguration::HelmCharts,
         // A server without the `worker` role is tainted `CriticalAddonsOnly=true:NoExecute`, and
         // then "the NGINX Ingress and Metrics Server addons will not be deployed" until an
         // untainted agent joins (docs.rke2.io "High Availability", docs/install/ha.md).
@@ -97,6 +112,7 @@ pub static DISTRIBUTIONS: [Traits; 3] = [
         windows_flannel_fixed: false,
         windows_network: None,
         windows_join: WindowsJoin::RancherAgent,
+        live_configuration: LiveConfiguration::None,
         // "a Linux worker node is required" for the Rancher cluster agent, DNS, metrics server and
         // ingress (Rancher 2.3 "Configuring Custom Clusters for Windows", Requirements).
         needs_linux_worker: true,

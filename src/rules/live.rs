@@ -185,9 +185,10 @@ declare_rules! {
 
     /// ### What it checks
     /// That each captured file is kubectl's JSON or YAML of the kinds `verify` reads (Node,
-    /// ConfigMap, DaemonSet, Pod): a `List`, a typed list or one object. `kubectl describe` text,
-    /// a `kubectl get` table (`-o wide`), a truncated file or something that is no Kubernetes
-    /// object is an error; an object of another kind is a warning, since nothing compares it.
+    /// ConfigMap, DaemonSet, Pod, and RKE2's HelmChart and HelmChartConfig): a `List`, a typed
+    /// list or one object. `kubectl describe` text, a `kubectl get` table (`-o wide`), a
+    /// truncated file or something that is no Kubernetes object is an error; an object of
+    /// another kind is a warning, since nothing compares it.
     ///
     /// ### Why it matters
     /// A capture that cannot be read would leave part of the cluster unchecked without a word.
@@ -1129,6 +1130,11 @@ fn check_node_args(context: &LiveContext, found: &mut Vec<Diagnostic>) {
         ),
     ];
     for (name, pointer, planned) in checks {
+        // An RKE2 server's ranges are HG651's: a change there is a rebuild.
+        let ranges = ["--cluster-cidr", "--service-cidr"];
+        if context.cluster.server_args_rke2 && ranges.contains(&name) {
+            continue;
+        }
         let (Some(live), Some(planned)) = (flag(name), planned) else {
             continue;
         };

@@ -8,6 +8,7 @@ pub mod input;
 pub mod live;
 pub mod release;
 pub mod rke2;
+pub mod rke2_live;
 pub mod topology;
 pub mod windows;
 
@@ -78,6 +79,7 @@ pub fn all() -> &'static [&'static Rule] {
             .iter()
             .flat_map(|family| family.iter().map(|registered| registered.rule))
             .chain(live::RULES.iter().map(|registered| registered.rule))
+            .chain(rke2_live::RULES.iter().map(|registered| registered.rule))
             .collect();
         rules.sort_by_key(|rule| rule.code);
         rules
@@ -108,7 +110,7 @@ pub fn run(spec: &Spec, plan: &Plan) -> Vec<Diagnostic> {
 /// Runs every live check (`verify`): the plan against a captured cluster.
 pub fn run_live(context: &live::LiveContext) -> Vec<Diagnostic> {
     let mut found = Vec::new();
-    for registered in live::RULES {
+    for registered in live::RULES.iter().chain(rke2_live::RULES) {
         if let Some(check) = registered.check {
             check(context, &mut found);
         }

@@ -40,7 +40,14 @@ pub struct CaptureFile {
 }
 
 /// The kinds `verify` reads.
-const KINDS: [&str; 4] = ["Node", "ConfigMap", "DaemonSet", "Pod"];
+const KINDS: [&str; 6] = [
+    "Node",
+    "ConfigMap",
+    "DaemonSet",
+    "Pod",
+    "HelmChart",
+    "HelmChartConfig",
+];
 
 /// The files to read: each path given, and every visible file under each directory given, in
 /// name order, each once. A path that does not exist is a usage error.
@@ -388,6 +395,8 @@ fn capture_reads(capture: &Capture, kind: &str) -> bool {
         "ConfigMap" => "configmap",
         "DaemonSet" => "daemonsets",
         "Pod" => "pods",
+        "HelmChart" => "helmcharts",
+        "HelmChartConfig" => "helmchartconfigs",
         _ => return false,
     };
     capture.args.iter().any(|arg| arg == resource)

@@ -4,6 +4,7 @@
 //! proxies already work. Every command is a read-only `kubectl get`; none reads a Secret.
 
 use crate::plan::Plan;
+use crate::plan::distribution::LiveConfiguration;
 use crate::render::script::shell_word;
 use std::path::Path;
 use std::process::Command;
@@ -54,35 +55,60 @@ fn kubelet_config_name(plan: &Plan) -> String {
     }
 }
 
-/// Every capture for this plan, in the order `verify` reads them.
+/// Every capture for this plan, in the order `verify` reads them: the nodes and flannel's
+/// ConfigMap, then where the distribution keeps its configuration, then DaemonSets and pods.
 pub fn captures(plan: &Plan) -> Vec<Capture> {
     let flannel = plan.flannel.namespace();
-    let kubelet = kubelet_config_name(plan);
-    vec![
+    let mut captures = vec![
         capture("nodes.json", &["get", "nodes"], false),
         capture(
             "kube-flannel-cfg.json",
             &["-n", flannel, "get", "configmap", "kube-flannel-cfg"],
             true,
         ),
-        capture(
-            "kubeadm-config.json",
-            &["-n", "kube-system", "get", "configmap", "kubeadm-config"],
-            true,
-        ),
-        capture(
-            "kube-proxy.json",
-            &["-n", "kube-system", "get", "configmap", "kube-proxy"],
-            true,
-        ),
-        capture(
-            "kubelet-config.json",
-            &["-n", "kube-system", "get", "configmap", &kubelet],
-            true,
-        ),
+    ];
+    match plan.distribution.live_configuration {
+        LiveConfiguration::KubeadmConfigMaps => {
+            let kubelet = kubelet_config_name(plan);
+            captures.extend([
+                capture(
+                    "kubeadm-config.json",
+                    &["-n", "kube-system", "get", "configmap", "kubeadm-config"],
+                    true,
+                ),
+                capture(
+                    "kube-proxy.json",
+                    &["-n", "kube-system", "get", "configmap", "kube-proxy"],
+                    true,
+                ),
+                capture(
+                    "kubelet-config.json",
+                    &["-n", "kube-system", "get", "configmap", &kubelet],
+                    true,
+                ),
+            ]);
+        }
+        // RKE2 deploys its CNI as a HelmChart and takes its values from a HelmChartConfig
+        // (docs.rke2.io "Helm Integration"); the kinds exist on every RKE2 cluster.
+        LiveConfiguration::HelmCharts => captures.extend([
+            capture(
+                "helmcharts.json",
+                &["-n", "kube-system", "get", "helmcharts"],
+                false,
+            ),
+            capture(
+                "helmchartconfigs.json",
+                &["-n", "kube-system", "get", "helmchartconfigs"],
+                false,
+            ),
+        ]),
+        LiveConfiguration::None => {}
+    }
+    captures.extend([
         capture("daemonsets.json", &["get", "daemonsets", "-A"], false),
         capture("pods.json", &["get", "pods", "-A"], false),
-    ]
+    ]);
+    captures
 }
 
 /// The capture commands as a script a user can paste, saving into `dir`.

@@ -118,6 +118,12 @@ pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
         ),
         (cluster.kube_proxy.is_some(), "kube-proxy's configuration"),
         (cluster.kubelet.is_some(), "the kubelet's configuration"),
+        (cluster.server_args.is_some(), "the server's node-args"),
+        (!cluster.helm_charts.is_empty(), "RKE2's HelmCharts"),
+        (
+            cluster.rke2_flannel_values.is_some(),
+            "the rke2-flannel HelmChartConfig",
+        ),
     ];
     for (present, what) in configurations {
         if present {
