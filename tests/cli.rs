@@ -240,13 +240,41 @@ fn init_writes_a_clean_starter_and_never_overwrites() {
     let dir = std::env::temp_dir().join(format!("hybridgen-init-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for (flag, file, kubernetes) in [
-        (None, "cluster.yaml", "\"1.33.4\""),
-        (Some("--kubecluster"), "legacy.yaml", "\"1.16.2\""),
+    // Each starter, the file its render writes for the Windows node, and whether it reads a secret.
+    for (flags, file, kubernetes, windows_file) in [
+        (
+            &[][..],
+            "cluster.yaml",
+            "\"1.33.4\"",
+            "windows/win-worker-0/join.ps1",
+        ),
+        (
+            &["--kubecluster"][..],
+            "legacy.yaml",
+            "\"1.16.2\"",
+            "windows/win-worker-0/Kubeclustervxlan.json",
+        ),
+        (
+            &["--distribution", "rke2"][..],
+            "rke2.yaml",
+            "\"v1.33.5+rke2r1\"",
+            "rke2/win-worker-0/install.ps1",
+        ),
+        (
+            &[
+                "--distribution",
+                "rke2",
+                "--rancher",
+                "https://rancher.example.com",
+            ][..],
+            "rancher.yaml",
+            "\"v1.33.5+rke2r1\"",
+            "rancher/win-worker-0/register.ps1",
+        ),
     ] {
         let spec = dir.join(file);
         let mut args = vec!["init"];
-        args.extend(flag);
+        args.extend(flags);
         args.push(spec.to_str().unwrap());
         let first = hybridgen(&args);
         assert_eq!(first.status.code(), Some(0));
@@ -259,7 +287,7 @@ fn init_writes_a_clean_starter_and_never_overwrites() {
         assert!(dir.join("hybridgen.schema.json").exists());
         let planned = hybridgen(&["plan", "--deny-warnings", spec.to_str().unwrap()]);
         assert_eq!(planned.status.code(), Some(0), "{}", stdout(&planned));
-        // The starter renders: the current one writes the Windows HostProcess files.
+        // Each starter renders, with the files of its Windows setup.
         let out = dir.join(format!("{file}.out"));
         let rendered = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
             .args([
@@ -270,6 +298,7 @@ fn init_writes_a_clean_starter_and_never_overwrites() {
             ])
             .env("KUBEADM_TOKEN", "abcdef.0123456789abcdef")
             .env("KUBEADM_CA_HASH", format!("sha256:{}", "0".repeat(64)))
+            .env("RKE2_TOKEN", "a-shared-secret")
             .output()
             .unwrap();
         assert_eq!(
@@ -278,11 +307,7 @@ fn init_writes_a_clean_starter_and_never_overwrites() {
             "{}",
             String::from_utf8_lossy(&rendered.stderr)
         );
-        assert_eq!(
-            out.join("windows/win-worker-0/join.ps1").exists(),
-            flag.is_none(),
-            "{file}"
-        );
+        assert!(out.join(windows_file).exists(), "{file}: {windows_file}");
 
         std::fs::write(&spec, "mine\n").unwrap();
         let second = hybridgen(&args);

@@ -121,7 +121,18 @@ fn every_example_renders_deterministically_and_every_file_parses() {
             let text =
                 std::str::from_utf8(bytes).unwrap_or_else(|_| panic!("{name}/{path} is not UTF-8"));
             assert!(!text.contains('\r'), "{name}/{path} has CR line endings");
-            if path.ends_with(".json") || path.ends_with(".tf.json") {
+            if path.ends_with(".sh") {
+                let syntax = Command::new("bash")
+                    .arg("-n")
+                    .arg(first.join(path))
+                    .output()
+                    .unwrap();
+                assert!(
+                    syntax.status.success(),
+                    "{name}/{path}: {}",
+                    String::from_utf8_lossy(&syntax.stderr)
+                );
+            } else if path.ends_with(".json") || path.ends_with(".tf.json") {
                 serde_json::from_str::<serde_json::Value>(text)
                     .unwrap_or_else(|e| panic!("{name}/{path}: {e}"));
             } else if path.ends_with(".yml") || path.ends_with(".yaml") {

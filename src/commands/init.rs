@@ -2,7 +2,7 @@
 
 use super::{Outcome, complain, emit};
 use crate::schema;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -12,8 +12,22 @@ pub struct InitArgs {
     #[arg(default_value = "hybridgen.yaml")]
     path: PathBuf,
     /// Write the Kubernetes 1.16 starter (dockerd, KubeCluster.ps1) instead.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["distribution", "rancher"])]
     kubecluster: bool,
+    /// Who installs Kubernetes: kubeadm, or RKE2 (its own flannel, Windows agents it runs itself).
+    #[arg(long, value_enum, default_value_t = StarterDistribution::Kubeadm)]
+    distribution: StarterDistribution,
+    /// With `--distribution rke2`: a Rancher v2 custom cluster, whose nodes register with the
+    /// Rancher server at this URL (e.g. https://rancher.example.com).
+    #[arg(long, value_name = "URL")]
+    rancher: Option<String>,
+}
+
+/// The distributions with a starter; RKE1 reached its end of life and has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum StarterDistribution {
+    Kubeadm,
+    Rke2,
 }
 
 /// The starter spec `init` writes: a Linux control plane and worker and a Windows worker on
@@ -22,16 +36,48 @@ const STARTER_SPEC: &str = include_str!("../../templates/starter.yaml");
 /// The starter of `init --kubecluster`: the three-node topology of the Rancher guide on Kubernetes
 /// 1.16, Windows set up by KubeCluster.ps1.
 const KUBECLUSTER_STARTER_SPEC: &str = include_str!("../../templates/starter-kubecluster.yaml");
+/// The starter of `init --distribution rke2`: the same three nodes on standalone RKE2.
+const RKE2_STARTER_SPEC: &str = include_str!("../../templates/starter-rke2.yaml");
+/// The starter of `init --distribution rke2 --rancher URL`: the three nodes as a Rancher custom
+/// cluster; `RANCHER_URL` stands for the URL given.
+const RANCHER_STARTER_SPEC: &str = include_str!("../../templates/starter-rancher.yaml");
 const SCHEMA_FILE: &str = "hybridgen.schema.json";
+
+/// The starter for the arguments, or what is wrong with them.
+fn starter(args: &InitArgs) -> Result<String, String> {
+    match (args.distribution, &args.rancher) {
+        _ if args.kubecluster => Ok(KUBECLUSTER_STARTER_SPEC.to_string()),
+        (StarterDistribution::Kubeadm, None) => Ok(STARTER_SPEC.to_string()),
+        (StarterDistribution::Kubeadm, Some(_)) => Err(
+            "`--rancher` provisions RKE2: add `--distribution rke2`, e.g. `hybridgen init --distribution rke2 --rancher https://rancher.example.com`".into(),
+        ),
+        (StarterDistribution::Rke2, None) => Ok(RKE2_STARTER_SPEC.to_string()),
+        (StarterDistribution::Rke2, Some(url)) => {
+            let plain = url.starts_with("https://") || url.starts_with("http://");
+            if !plain || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                return Err(format!(
+                    "`--rancher {}` is not a Rancher server URL: give it with its scheme, e.g. `--rancher https://rancher.example.com`",
+                    url.escape_debug()
+                ));
+            }
+            // A JSON string is a YAML double-quoted scalar: nothing in the URL can change the
+            // spec's structure.
+            let quoted = serde_json::Value::String(url.clone()).to_string();
+            Ok(RANCHER_STARTER_SPEC.replacen("RANCHER_URL", &quoted, 1))
+        }
+    }
+}
 
 pub fn run(args: InitArgs) -> Outcome {
     let path = &args.path;
-    let starter = if args.kubecluster {
-        KUBECLUSTER_STARTER_SPEC
-    } else {
-        STARTER_SPEC
+    let starter = match starter(&args) {
+        Ok(starter) => starter,
+        Err(problem) => {
+            complain(&problem);
+            return Outcome::Unusable;
+        }
     };
-    match write_new(path, starter) {
+    match write_new(path, &starter) {
         Ok(()) => {}
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
             complain(&format!(
@@ -77,4 +123,45 @@ fn write_new(path: &Path, contents: &str) -> io::Result<()> {
         .open(path)?;
     file.write_all(contents.as_bytes())?;
     file.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(distribution: StarterDistribution, rancher: Option<&str>) -> InitArgs {
+        InitArgs {
+            path: PathBuf::from("hybridgen.yaml"),
+            kubecluster: false,
+            distribution,
+            rancher: rancher.map(String::from),
+        }
+    }
+
+    #[test]
+    fn the_rancher_url_stays_one_string_whatever_it_holds() {
+        let url = "https://rancher.example.com/#\"x:1'{y}";
+        let text = starter(&args(StarterDistribution::Rke2, Some(url))).unwrap();
+        let spec: crate::spec::Spec = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(spec.rancher.unwrap().url, url);
+        assert!(spec.rke2.is_none(), "Rancher joins the nodes itself");
+    }
+
+    #[test]
+    fn rancher_needs_rke2_and_a_url() {
+        let without = starter(&args(
+            StarterDistribution::Kubeadm,
+            Some("https://r.example"),
+        ));
+        assert!(without.unwrap_err().contains("--distribution rke2"));
+        for bad in ["rancher.example.com", "https://rancher example.com"] {
+            let refused = starter(&args(StarterDistribution::Rke2, Some(bad))).unwrap_err();
+            assert!(
+                refused.contains("not a Rancher server URL"),
+                "{bad}: {refused}"
+            );
+        }
+        let standalone = starter(&args(StarterDistribution::Rke2, None)).unwrap();
+        assert!(standalone.contains("distribution: rke2") && standalone.contains("RKE2_TOKEN"));
+    }
 }

@@ -328,7 +328,7 @@ fn linux_script(name: &str, url: &str, flags: &[String]) -> String {
     );
     script.line("set -euo pipefail");
     script.blank();
-    script.line(": \"${CATTLE_TOKEN:?set CATTLE_TOKEN to the cluster's registration token (see docs/rke2.md)}\"");
+    script.line(": \"${CATTLE_TOKEN:?set CATTLE_TOKEN to the registration token of the cluster, see docs/rke2.md}\"");
     script.line(&format!(
         "args=(--server {} --label 'cattle.io/os=linux' --token \"$CATTLE_TOKEN\")",
         shell_quote(url)
