@@ -1082,6 +1082,23 @@ fn check_kubelet(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The value of a flag in recorded arguments (`--flag value` or `--flag=value`).
+pub(crate) fn flag(args: &[String], name: &str) -> Option<String> {
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if let Some(value) = word
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('='))
+        {
+            return Some(value.to_string());
+        }
+        if word == name {
+            return words.next().cloned();
+        }
+    }
+    None
+}
+
 /// k3s and RKE2 record their server flags in the `k3s.io/node-args` or `rke2.io/node-args`
 /// annotation: the best source of their ranges, which they keep in no ConfigMap.
 fn check_node_args(context: &LiveContext, found: &mut Vec<Diagnostic>) {
@@ -1089,21 +1106,7 @@ fn check_node_args(context: &LiveContext, found: &mut Vec<Diagnostic>) {
     let Some(args) = &context.cluster.server_args else {
         return;
     };
-    let flag = |name: &str| {
-        let mut words = args.value.iter();
-        while let Some(word) = words.next() {
-            if let Some(value) = word
-                .strip_prefix(name)
-                .and_then(|rest| rest.strip_prefix('='))
-            {
-                return Some(value.to_string());
-            }
-            if word == name {
-                return words.next().cloned();
-            }
-        }
-        None
-    };
+    let flag = |name: &str| flag(&args.value, name);
     let checks = [
         (
             "--cluster-cidr",

@@ -3,7 +3,7 @@
 //! cluster is reported as the rebuild it takes.
 
 use super::declare_rules;
-use super::live::{LiveCheck, LiveContext};
+use super::live::{LiveCheck, LiveContext, flag};
 use crate::diagnostic::{Diagnostic, value};
 use crate::live::Live;
 use crate::plan::releases::rke2;
@@ -72,23 +72,6 @@ declare_rules! {
     /// rancher/rke2-charts `charts/rke2-flannel` (`values.yaml`, `templates/config.yaml`), PR
     /// #424, PR #462; rancher/rke2#5952; docs.rke2.io "Helm Integration".
     LIVE_RKE2_FLANNEL_VALUES = ("HG653", "live-rke2-flannel-values-mismatch", Error, Some(check_flannel_values));
-}
-
-/// The value of a server flag in its recorded arguments (`--flag value` or `--flag=value`).
-fn flag(args: &[String], name: &str) -> Option<String> {
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        if let Some(found) = word
-            .strip_prefix(name)
-            .and_then(|rest| rest.strip_prefix('='))
-        {
-            return Some(found.to_string());
-        }
-        if word == name {
-            return words.next().cloned();
-        }
-    }
-    None
 }
 
 fn rke2_server_args<'a>(context: &'a LiveContext) -> Option<&'a Live<Vec<String>>> {
@@ -229,8 +212,8 @@ fn check_flannel_values(context: &LiveContext, found: &mut Vec<Diagnostic>) {
             .help("place the rendered rke2/manifests/rke2-flannel-config.yaml in /var/lib/rancher/rke2/server/manifests/ on every server"),
         );
     };
-    let values = match &context.cluster.rke2_flannel_values {
-        Some(Ok(values)) => values,
+    let (values, absent) = match &context.cluster.rke2_flannel_values {
+        Some(Ok(values)) => (Some(values), String::new()),
         Some(Err(problem)) => {
             mismatch(
                 "/flannel",
@@ -240,38 +223,28 @@ fn check_flannel_values(context: &LiveContext, found: &mut Vec<Diagnostic>) {
             );
             return;
         }
-        None if has_chart => {
-            // No HelmChartConfig: the chart's defaults for the running release.
-            let source = format!(
+        // No HelmChartConfig: the chart's defaults for the running release.
+        None if has_chart => (
+            None,
+            format!(
                 "no HelmChartConfig `rke2-flannel`: the default of the chart of {} ({})",
                 release.tag, version.source
-            );
-            if line.default_vni != plan.flannel.vni {
-                mismatch(
-                    "/flannel/vni",
-                    "VNI",
-                    format!("`{}` ({source})", line.default_vni),
-                    plan.flannel.vni.to_string(),
-                );
-            }
-            if line.default_port != plan.flannel.port {
-                mismatch(
-                    "/flannel/port",
-                    "VXLAN port",
-                    format!("`{}` ({source})", line.default_port),
-                    plan.flannel.port.to_string(),
-                );
-            }
-            return;
-        }
+            ),
+        ),
         None => return,
     };
-    let number = |pointer: &str| {
-        values
-            .field(pointer)
-            .and_then(|live| live.value.as_u64().map(|number| (number, live.source)))
+    let field = |key: &str| values.and_then(|values| values.field(&format!("/flannel/{key}")));
+    let number = |key: &str| {
+        field(key).and_then(|live| live.value.as_u64().map(|number| (number, live.source)))
     };
-    if let Some(live) = values.field("/flannel/backend") {
+    // Where a default comes from: the values that leave it unset, or no values at all.
+    let default = |why: &str| {
+        values.map_or_else(
+            || absent.clone(),
+            |values| format!("{why} ({})", values.object),
+        )
+    };
+    if let Some(live) = field("backend") {
         if live.value.as_str() != Some(plan.flannel.backend.as_str()) {
             mismatch(
                 "/flannel/backend",
@@ -281,26 +254,18 @@ fn check_flannel_values(context: &LiveContext, found: &mut Vec<Diagnostic>) {
             );
         }
     }
-    let (vni, vni_source) = number("/flannel/vni").unwrap_or_else(|| {
+    let vni = number("vni").unwrap_or_else(|| {
         (
             u64::from(line.default_vni),
-            format!("unset: the chart's default ({})", values.object),
+            default("unset: the chart's default"),
         )
     });
-    if vni != u64::from(plan.flannel.vni) {
-        mismatch(
-            "/flannel/vni",
-            "VNI",
-            format!("`{vni}` ({vni_source})"),
-            plan.flannel.vni.to_string(),
-        );
-    }
-    let port_pointer = format!("/flannel/{}", line.port_key);
-    let (port, port_source) = number(&port_pointer).unwrap_or_else(|| {
+    let port = number(line.port_key).unwrap_or_else(|| {
+        // A port under the key the release's chart does not read is ignored.
         let ignored = ["backendPort", "vxlanBackendPort"]
             .into_iter()
             .filter(|key| *key != line.port_key)
-            .find_map(|key| values.field(&format!("/flannel/{key}")).map(|_| key));
+            .find(|key| field(key).is_some());
         let why = match ignored {
             Some(key) => format!(
                 "`{key}` is set, but the chart of {} reads `{}`",
@@ -308,18 +273,25 @@ fn check_flannel_values(context: &LiveContext, found: &mut Vec<Diagnostic>) {
             ),
             None => "unset: the chart's default".to_string(),
         };
-        (
-            u64::from(line.default_port),
-            format!("{why} ({})", values.object),
-        )
+        (u64::from(line.default_port), default(&why))
     });
-    if port != u64::from(plan.flannel.port) {
-        mismatch(
+    for (pointer, what, (live, source), planned) in [
+        ("/flannel/vni", "VNI", vni, u64::from(plan.flannel.vni)),
+        (
             "/flannel/port",
             "VXLAN port",
-            format!("`{port}` ({port_source})"),
-            plan.flannel.port.to_string(),
-        );
+            port,
+            u64::from(plan.flannel.port),
+        ),
+    ] {
+        if live != planned {
+            mismatch(
+                pointer,
+                what,
+                format!("`{live}` ({source})"),
+                planned.to_string(),
+            );
+        }
     }
 }
 

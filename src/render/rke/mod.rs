@@ -89,5 +89,35 @@ mod tests {
             document["services"]["kube-controller"]["cluster_cidr"],
             "10.42.0.0/16"
         );
+        assert!(
+            document["services"]["kube-controller"]
+                .get("extra_args")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn pod_subnets_from_the_plan_turn_the_allocation_off() {
+        let text = include_str!("../../../examples/rancher-azure-host-gw.yaml").replace(
+            "  nodeCidrMaskSize: 24\n",
+            "  nodeCidrMaskSize: 25\n  podCidrs: hybridgen\n",
+        );
+        let spec: Spec = serde_yaml::from_str(&text).unwrap();
+        let plan = Plan::build(&spec);
+        let artifacts = Rke
+            .render(&Input {
+                spec: &spec,
+                plan: &plan,
+                secrets: &Secrets::default(),
+            })
+            .unwrap();
+        let document = serde_yaml::Value::deserialize(serde_yaml::Deserializer::from_str(
+            &artifacts[0].contents,
+        ))
+        .unwrap();
+        let extra = &document["services"]["kube-controller"]["extra_args"];
+        assert_eq!(extra["allocate-node-cidrs"], "false");
+        // Kubernetes 1.15: the single-family flag.
+        assert_eq!(extra["node-cidr-mask-size"], "25");
     }
 }
