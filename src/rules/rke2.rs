@@ -17,7 +17,9 @@ declare_rules! {
     /// ### What it checks
     /// With `distribution: rke2`: that `kubernetes.version` names an RKE2 release with the flannel
     /// CNI — `MAJOR.MINOR.PATCH`, or with RKE2's suffix `+rke2r<N>` — from the February 2024
-    /// releases on: v1.26.14, v1.27.11, v1.28.7, v1.29.2 and every later minor.
+    /// releases on: v1.26.14, v1.27.11, v1.28.7, v1.29.2 and every later minor. A warning for a
+    /// release hybridgen's table does not hold (one RKE2 did not publish, or newer than the
+    /// table): what the nearest release bundles is assumed.
     ///
     /// ### Why it matters
     /// hybridgen writes `cni: flannel` for every server; a release before flannel was added has no
@@ -229,6 +231,23 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
                 }),
             );
         }
+        Ok(release) if !release.known => found.push(
+            Diagnostic::new(
+                &RKE2_RELEASE_UNSUPPORTED,
+                value("/kubernetes/version"),
+                format!(
+                    "RKE2 {} is not a release hybridgen knows (the newest it knows is {}): the flannel of the nearest one is assumed",
+                    release.tag,
+                    rke2_releases::newest()
+                ),
+            )
+            .label("release not in the table")
+            .help(format!(
+                "check that RKE2 published the release (github.com/rancher/rke2/releases), or set `version: \"{}\"`",
+                rke2_releases::newest()
+            ))
+            .warning(),
+        ),
         Ok(_) => {}
     }
 }

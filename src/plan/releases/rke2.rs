@@ -908,12 +908,17 @@ pub fn resolve(release: Release, revision: u32) -> Resolved {
     } else if newest.is_some_and(|newest| release.minor > newest.minor) {
         newest
     } else {
+        // A patch before the minor's first release is none RKE2 published: the first one's
+        // range is assumed.
         RELEASES
             .iter()
             .rev()
             .find(|row| row.minor == release.minor && row.from <= position)
+            .or_else(|| RELEASES.iter().find(|row| row.minor == release.minor))
     };
-    let known = row.is_some_and(|row| row.minor == release.minor && position <= row.to);
+    let known = row.is_some_and(|row| {
+        row.minor == release.minor && row.from <= position && position <= row.to
+    });
     Resolved { row, tag, known }
 }
 
@@ -1011,5 +1016,9 @@ mod tests {
         let future = at("1.40.0", 1);
         assert!(!future.known);
         assert!(future.flannel().is_some());
+        // RKE2 published no v1.34.0: v1.34.1's range is assumed.
+        let unpublished = at("1.34.0", 1);
+        assert!(!unpublished.known);
+        assert_eq!(unpublished.row.unwrap().from, (1, 1));
     }
 }
