@@ -32,9 +32,13 @@ pub struct Rke2Plan {
     /// etcd, the one at `join_address` if it has etcd, else the first with etcd (an etcd-less
     /// server can only join one that has it: docs.rke2.io "Server Roles").
     pub first_server: Option<usize>,
-    /// Where agents and the other servers join (`https://<address>:9345`): `rke2.server`, else the
-    /// first Linux `controlplane` node's address.
+    /// Where agents join (`https://<address>:9345`): `rke2.server`, else the first Linux
+    /// `controlplane` node's address.
     pub join_address: Option<Parsed<Ipv4Addr>>,
+    /// Where the other servers join: the first server's address (a control-plane-only server
+    /// joins an etcd one: docs.rke2.io "Server Roles"), or `rke2.server` when it names no node
+    /// (a load balancer or DNS name in front of the servers).
+    pub server_join_address: Option<Parsed<Ipv4Addr>>,
     pub rancher: Option<RancherPlan>,
 }
 
@@ -91,11 +95,20 @@ pub fn plan(spec: &Spec, kubernetes: Option<&Release>) -> Rke2Plan {
         .find(|index| with_etcd(index) && at_join_address(index))
         .or_else(|| servers.iter().copied().find(with_etcd))
         .or_else(|| servers.first().copied());
+    let names_a_node = spec
+        .nodes
+        .iter()
+        .any(|node| address::parse_ip(&node.address).ok().as_ref() == joined);
+    let server_join_address = match written {
+        Some(_) if !names_a_node => join_address.clone(),
+        _ => first_server.map(|index| address::parse_ip(&spec.nodes[index].address)),
+    };
     Rke2Plan {
         release: release(&spec.kubernetes.version, kubernetes),
         servers,
         first_server,
         join_address,
+        server_join_address,
         rancher: spec.rancher.as_ref().map(|rancher| RancherPlan {
             url: rancher.url.trim_end_matches('/').to_string(),
             version: {
@@ -178,6 +191,11 @@ flannel: {{backend: vxlan}}
         assert_eq!(through.first_server, Some(2));
         let balancer = planned("1.31.4", "rke2: {server: 192.168.10.100}\n");
         assert_eq!(balancer.first_server, Some(1));
+        // Servers join through a load balancer when one is named.
+        assert_eq!(
+            balancer.server_join_address.unwrap().unwrap(),
+            Ipv4Addr::new(192, 168, 10, 100)
+        );
     }
 
     #[test]
@@ -189,9 +207,24 @@ flannel: {{backend: vxlan}}
         );
         assert_eq!(split.servers, [1, 2]);
         assert_eq!(split.first_server, Some(2));
+        // Agents join the control plane; the control-plane server joins the etcd one.
         assert_eq!(
             split.join_address.unwrap().unwrap(),
             Ipv4Addr::new(192, 168, 10, 10)
+        );
+        assert_eq!(
+            split.server_join_address.unwrap().unwrap(),
+            Ipv4Addr::new(192, 168, 10, 11)
+        );
+        // Naming the control-plane server for the agents does not make it join itself.
+        let named = planned_with(
+            "1.31.4",
+            "rke2: {server: 192.168.10.10}\n",
+            &NODES.replace("roles: [controlplane, etcd]", "roles: [controlplane]"),
+        );
+        assert_eq!(
+            named.server_join_address.unwrap().unwrap(),
+            Ipv4Addr::new(192, 168, 10, 11)
         );
     }
 

@@ -76,7 +76,8 @@ declare_rules! {
 
     /// ### What it checks
     /// Settings the distribution does not read: the `rke2` and `rancher` sections without
-    /// `distribution: rke2`, an RKE2 release suffix (`+rke2r1`) on another distribution; on RKE2,
+    /// `distribution: rke2`, an RKE2 release suffix (`+rke2r1`) on another distribution,
+    /// `rke2.token` and `rke2.server` with Rancher (it joins the nodes itself); on RKE2,
     /// `flannel.version`, `networkName` and `macPrefix` (the release decides flannel, Windows
     /// agents name the network `flannel.4096`), the Windows runtime, containerd, HostProcess,
     /// join and image settings (the RKE2 agent embeds containerd and runs flanneld and kube-proxy
@@ -391,6 +392,22 @@ static IGNORED: &[Ignored] = &[
         why: "Rancher v2 custom clusters run RKE2 (`distribution: rke2`); Rancher 2.12 and later cannot provision RKE1",
     },
     Ignored {
+        pointer: "/rke2/token",
+        written: |spec| {
+            spec.rancher.is_some() && spec.rke2.as_ref().is_some_and(|rke2| rke2.token.is_some())
+        },
+        distributions: RKE2,
+        why: "with `rancher`, Rancher's agent joins the nodes with Rancher's own token",
+    },
+    Ignored {
+        pointer: "/rke2/server",
+        written: |spec| {
+            spec.rancher.is_some() && spec.rke2.as_ref().is_some_and(|rke2| rke2.server.is_some())
+        },
+        distributions: RKE2,
+        why: "with `rancher`, Rancher tells each node which server to join",
+    },
+    Ignored {
         pointer: "/flannel/version",
         written: |spec| spec.flannel.version.is_some(),
         distributions: RKE2,
@@ -505,7 +522,7 @@ fn ignored_setting(
     Diagnostic::new(
         &SETTING_IGNORED_BY_DISTRIBUTION,
         location,
-        format!("`{field}` is not read with `distribution: {distribution}`: {why}"),
+        format!("`{field}` is not read here (`distribution: {distribution}`): {why}"),
     )
     .label("ignored")
     .help(format!(

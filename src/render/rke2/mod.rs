@@ -50,11 +50,17 @@ impl Room for Standalone {
         let rke2 = rke2_plan(input.plan)?;
         let network = input.network()?;
         let join = join_url(rke2)?;
+        let server_join = server_join_url(rke2)?;
         let token = token_value(input);
         let mut artifacts = vec![Artifact::new(MANIFEST_PATH, helm_chart_config(input.plan)?)];
         for (index, node) in input.plan.nodes.iter().enumerate() {
             let dir = node_dir(node)?;
-            let config = node_config(input, &network, rke2, index, &join, &token)?;
+            let joins = if rke2.is_server(index) {
+                &server_join
+            } else {
+                &join
+            };
+            let config = node_config(input, &network, rke2, index, joins, &token)?;
             artifacts.push(Artifact {
                 path: format!("{dir}/config.yaml"),
                 contents: config,
@@ -62,7 +68,7 @@ impl Room for Standalone {
             });
             artifacts.push(Artifact::new(
                 format!("{dir}/{}", install::script_name(node.os)),
-                install::script(input, rke2, index, &join)?,
+                install::script(input, rke2, index, joins)?,
             ));
         }
         Ok(artifacts)
@@ -129,9 +135,18 @@ pub(crate) fn release_tag(rke2: &Rke2Plan) -> Result<&str, RenderError> {
         .ok_or_else(|| RenderError("`kubernetes.version` is not an RKE2 release".into()))
 }
 
-/// `https://<join address>:9345`.
+/// `https://<address>:9345`, where agents join.
 pub(crate) fn join_url(rke2: &Rke2Plan) -> Result<String, RenderError> {
-    match &rke2.join_address {
+    supervisor_url(rke2.join_address.as_ref())
+}
+
+/// `https://<address>:9345`, where the other servers join.
+fn server_join_url(rke2: &Rke2Plan) -> Result<String, RenderError> {
+    supervisor_url(rke2.server_join_address.as_ref())
+}
+
+fn supervisor_url(address: Option<&crate::plan::Parsed<Ipv4Addr>>) -> Result<String, RenderError> {
+    match address {
         Some(Ok(address)) => Ok(format!("https://{address}:{SUPERVISOR_PORT}")),
         _ => Err(RenderError(
             "no address to join: set `rke2.server` or give a Linux node the `controlplane` role"

@@ -179,7 +179,10 @@ fn split_roles_turn_components_off_and_etcd_starts_the_cluster() {
     let files = render(&text);
     let control_plane = yaml(&files["rke2/server-0/config.yaml"]);
     assert_eq!(control_plane["disable-etcd"], true);
-    assert_eq!(control_plane["server"], "https://192.168.10.10:9345");
+    // It joins the etcd server, never itself; agents join the control plane.
+    assert_eq!(control_plane["server"], "https://192.168.10.11:9345");
+    let agent = yaml(&files["rke2/linux-0/config.yaml"]);
+    assert_eq!(agent["server"], "https://192.168.10.10:9345");
     let etcd = yaml(&files["rke2/server-1/config.yaml"]);
     for component in ["apiserver", "controller-manager", "scheduler"] {
         assert_eq!(etcd[format!("disable-{component}").as_str()], true);
