@@ -144,7 +144,7 @@ fn write_out(out: &Path, artifacts: &[Artifact], force: bool) -> Outcome {
             Outcome::Clean,
         ),
         Err(error) => {
-            complain(&format!("{}; nothing was changed", error.0));
+            complain(&error.0);
             Outcome::Unusable
         }
     }

@@ -26,6 +26,10 @@ pub struct VerifyArgs {
     /// PATH, or `--kubectl=PATH`.
     #[arg(long, value_name = "KUBECTL", num_args = 0..=1, require_equals = true, default_missing_value = "kubectl", conflicts_with = "print_capture")]
     kubectl: Option<PathBuf>,
+    /// With `--kubectl`: the seconds each kubectl command may run before it is stopped, with
+    /// every process it started.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    kubectl_timeout: u64,
     /// Print the kubectl commands that capture what verify compares, and exit.
     #[arg(long)]
     print_capture: bool,
@@ -66,13 +70,14 @@ pub fn run(args: VerifyArgs) -> Outcome {
             return Outcome::Unusable;
         }
     };
-    let captured = capture::read(inputs, &verify::kubectl::captures(plan));
+    let mut captured = capture::read(inputs, &verify::kubectl::captures(plan));
     let cluster = live::cluster::read(
         &captured.objects,
         plan,
         args.flannel_annotation_prefix.as_deref(),
     );
     let comparison = verify::compare(spec, plan, &cluster);
+    captured.add_findings(comparison.capture_findings.clone());
     let findings = overrides.apply(comparison.diagnostics.clone());
     let capture_findings: Vec<Vec<Diagnostic>> = captured
         .files
@@ -130,12 +135,6 @@ fn capture_inputs(args: &VerifyArgs, plan: &Plan) -> Result<Vec<capture::Input>,
     let Some(kubectl) = &args.kubectl else {
         return capture::gather(&args.cluster);
     };
-    verify::kubectl::run(kubectl, plan)
-        .map(|ran| {
-            ran.output.map(|bytes| capture::Input {
-                name: ran.capture.command_line(),
-                bytes,
-            })
-        })
-        .collect()
+    let limits = verify::kubectl::Limits::new(std::time::Duration::from_secs(args.kubectl_timeout));
+    verify::kubectl::capture_all(kubectl, plan, limits)
 }

@@ -9,7 +9,8 @@ pub mod kubectl;
 mod prune;
 
 use crate::diagnostic::{Diagnostic, key};
-use crate::live::{LiveCluster, match_nodes};
+use crate::escape;
+use crate::live::{self, LiveCluster, match_nodes};
 use crate::plan::Plan;
 use crate::rules;
 use crate::spec::Spec;
@@ -28,10 +29,39 @@ fn no_nodes_captured(plan: &Plan) -> Diagnostic {
     .help("capture them with `kubectl get nodes -o json > nodes.json`")
 }
 
+/// A cluster always runs DaemonSets (kube-proxy, flannel) and pods (CoreDNS): captures without
+/// any of one kind mean a capture failed or was left out, whatever the files are named.
+fn required_kind_missing(kind: &str, command: &str) -> Diagnostic {
+    Diagnostic::new(
+        &rules::live::CAPTURE_UNREADABLE,
+        key("/nodes"),
+        format!(
+            "no capture holds a {kind}, which every cluster runs: a capture failed or was left out, so nothing about them is compared"
+        ),
+    )
+    .label("planned nodes")
+    .help(format!("capture them with `{command}`"))
+}
+
+/// A captured value of the wrong type or shape, as a finding in its capture.
+fn unreadable_value(problem: &live::Unreadable) -> (String, Diagnostic) {
+    let finding = Diagnostic::new(
+        &rules::live::CAPTURE_UNREADABLE,
+        crate::diagnostic::value(problem.pointer.clone()),
+        problem.message.clone(),
+    )
+    .label("not comparable")
+    .help("capture the object again with `kubectl get ... -o json`; a value of this type is not what the API server returns");
+    (problem.file.clone(), finding)
+}
+
 /// What a comparison found, and what it compared.
 pub struct Comparison {
-    /// Every HG5xx finding but the captures' own (HG509, in `capture::Captured::files`).
+    /// Every HG5xx finding about the plan; the captures' own (HG509) are in `capture_findings`
+    /// and `capture::Captured::files`.
     pub diagnostics: Vec<Diagnostic>,
+    /// HG509 findings about values inside captures, with the capture each belongs to.
+    pub capture_findings: Vec<(String, Diagnostic)>,
     /// What was compared, and what was absent and so not compared.
     pub compared: Vec<String>,
     pub not_compared: Vec<String>,
@@ -48,6 +78,18 @@ pub fn compare(spec: &Spec, plan: &Plan, cluster: &LiveCluster) -> Comparison {
     });
     if cluster.nodes.is_empty() {
         diagnostics.push(no_nodes_captured(plan));
+    }
+    if cluster.daemonsets.is_empty() {
+        diagnostics.push(required_kind_missing(
+            "DaemonSet",
+            "kubectl get daemonsets -A -o json > daemonsets.json",
+        ));
+    }
+    if !cluster.captured_pods {
+        diagnostics.push(required_kind_missing(
+            "Pod",
+            "kubectl get pods -A -o json > pods.json",
+        ));
     }
     let found = matching.live_of.iter().flatten().count();
     let mut compared = vec![format!(
@@ -75,10 +117,18 @@ pub fn compare(spec: &Spec, plan: &Plan, cluster: &LiveCluster) -> Comparison {
     if !cluster.pods.is_empty() {
         compared.push(format!("{} pods on the pod network", cluster.pods.len()));
     }
+    let mut not_compared = cluster.notes.clone();
+    if !cluster.unreadable.is_empty() {
+        not_compared.push(format!(
+            "{} captured values of the wrong type or shape (HG509 in their captures)",
+            cluster.unreadable.len()
+        ));
+    }
     Comparison {
         diagnostics,
+        capture_findings: cluster.unreadable.iter().map(unreadable_value).collect(),
         compared,
-        not_compared: cluster.notes.clone(),
+        not_compared,
     }
 }
 
@@ -102,6 +152,12 @@ impl Comparison {
             ));
         }
         text.push('\n');
-        text
+        // Names and notes hold values from the captures and the command line.
+        escape::no_workflow_commands(
+            &text
+                .lines()
+                .map(|line| format!("{}\n", escape::inline(line)))
+                .collect::<String>(),
+        )
     }
 }
