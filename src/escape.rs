@@ -52,21 +52,23 @@ pub fn bounded(text: &str, max: usize) -> String {
 /// character a terminal acts on replaced by `?` for each of its bytes, so that byte offsets into
 /// the text still hold.
 pub fn same_length(text: &str) -> String {
-    if !text
-        .chars()
-        .any(|c| acts_on(c) && !matches!(c, '\n' | '\r' | '\t'))
-    {
-        return text.to_string();
+    // A carriage return is kept only as part of a CRLF line break: alone, it returns the cursor
+    // to overwrite the line.
+    let kept = |c: char, next: Option<char>| match c {
+        '\n' | '\t' => true,
+        '\r' => next == Some('\n'),
+        c => !acts_on(c),
+    };
+    let mut shown = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if kept(c, chars.peek().copied()) {
+            shown.push(c);
+        } else {
+            shown.push_str(&"?".repeat(c.len_utf8()));
+        }
     }
-    text.chars()
-        .map(|c| {
-            if acts_on(c) && !matches!(c, '\n' | '\r' | '\t') {
-                "?".repeat(c.len_utf8())
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    shown
 }
 
 /// Text for a terminal or a CI log in which every value was escaped: a line that still starts
@@ -105,10 +107,10 @@ mod tests {
 
     #[test]
     fn snippets_keep_their_length_and_lines() {
-        let text = "a: \u{1b}[2J\nb: \u{9b}x\r\nc:\tz\n";
+        let text = "a: \u{1b}[2J\nb: \u{9b}x\r\nc:\tz\rw\n";
         let shown = same_length(text);
         assert_eq!(shown.len(), text.len());
-        assert_eq!(shown, "a: ?[2J\nb: ??x\r\nc:\tz\n");
+        assert_eq!(shown, "a: ?[2J\nb: ??x\r\nc:\tz?w\n");
     }
 
     #[test]

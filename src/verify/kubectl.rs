@@ -281,10 +281,33 @@ enum Output {
     Stderr(Vec<u8>),
 }
 
+/// Standard output up to `limit`, read in chunks and joined once at the end: a buffer grown by
+/// doubling would hold up to twice the limit while it is copied.
 fn read_capped(stream: impl std::io::Read, limit: u64) -> Option<Vec<u8>> {
-    let mut bytes = Vec::new();
-    stream.take(limit + 1).read_to_end(&mut bytes).ok()?;
-    (bytes.len() as u64 <= limit).then_some(bytes)
+    const CHUNK: usize = 1 << 20;
+    let mut stream = stream.take(limit + 1);
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let mut total = 0usize;
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let read = (&mut stream)
+            .take(CHUNK as u64)
+            .read_to_end(&mut chunk)
+            .ok()?;
+        if read == 0 {
+            break;
+        }
+        total += read;
+        chunks.push(chunk);
+    }
+    if total as u64 > limit {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(total);
+    for chunk in chunks {
+        bytes.extend_from_slice(&chunk);
+    }
+    Some(bytes)
 }
 
 fn read_draining(mut stream: impl std::io::Read, limit: u64) -> Vec<u8> {
