@@ -939,3 +939,37 @@ fn out_with_a_trailing_slash_is_the_same_symlink() {
         );
     }
 }
+
+#[test]
+fn a_check_diff_of_a_hostile_file_on_disk_is_inert() {
+    let out = scratch("hostile-diff");
+    let render = [
+        "render",
+        OLD_SPEC,
+        "--out",
+        out.to_str().unwrap(),
+        "--allow-missing-secrets",
+    ];
+    assert_eq!(hybridgen(&render).code, Some(0));
+    let manifest = out.join("kube-flannel.yml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replacen("\n", &format!("\n{}\n", INJECTIONS.join("\n")), 3),
+    )
+    .unwrap();
+    let run = hybridgen(&[
+        "render",
+        OLD_SPEC,
+        "--out",
+        out.to_str().unwrap(),
+        "--check",
+    ]);
+    assert_eq!(run.code, Some(1), "{}", run.output());
+    assert!(
+        run.stdout.contains("differs: kube-flannel.yml"),
+        "{}",
+        run.stdout
+    );
+    assert_inert("render --check", &run.output());
+}

@@ -1,14 +1,11 @@
-//! Putting artifacts on disk, and comparing them with what is there (`--check`). Writes are staged:
-//! every file first goes to a temporary file beside its target (`.<name>.hybridgen-<pid>.tmp`), and
-//! only when all are staged are they renamed into place, so a failure part way leaves every
-//! existing file as it was. Two renders of the same spec into one directory at once both succeed:
-//! a directory the other created meanwhile is used, and each stages under its own process id. A
-//! render that was killed while staging leaves temporary files behind; the next render removes
-//! those whose process is gone, and `--check` never looks at them. Files are
-//! not synced to disk one by one: that made 16,384 Windows node files take seconds of fsync, and
-//! the artifacts can always be rendered again from the spec. Nothing
-//! outside the output directory is touched: no symlink is followed, no path leaves it, and a file
-//! hybridgen did not write is not overwritten without `force`.
+//! Putting artifacts on disk, and comparing them with what is there (`--check`). A write changes
+//! the output directory all at once or not at all: under an `flock` on the directory, every file
+//! is staged beside its target, a journal is committed, and the renames follow; a render killed
+//! at any instant is finished (or undone) by the next one before it reads anything (`write_all`
+//! says how, step by step). Files are not synced to disk one by one: that made 16,384 Windows
+//! node files take seconds of fsync, and the artifacts can always be rendered again from the
+//! spec. Nothing outside the output directory is touched: no symlink is followed, no path leaves
+//! it, and a file hybridgen did not write is not overwritten without `force`.
 
 use super::Artifact;
 use std::collections::BTreeSet;

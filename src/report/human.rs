@@ -135,7 +135,7 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
         .iter()
         .map(|node| {
             [
-                node.name.clone(),
+                escape::bounded(&node.name, 100),
                 node.os.as_str().to_string(),
                 node.address
                     .as_ref()
@@ -177,7 +177,7 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
             "    {} via {} ({}, {how}, {} addresses)\n",
             route.destination,
             route.next_hop,
-            node.name,
+            escape::bounded(&node.name, 100),
             address::size(&route.destination)
         ));
     }
@@ -190,7 +190,7 @@ fn artifacts_text(artifacts: &[String]) -> String {
     }
     let mut out = format!("\n  render writes ({}):\n", artifacts.len());
     for path in artifacts {
-        out.push_str(&format!("    {path}\n"));
+        out.push_str(&format!("    {}\n", escape::inline(path)));
     }
     out
 }
