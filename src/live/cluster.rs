@@ -233,10 +233,8 @@ fn checked_text<'a>(
     pointer: &str,
     problems: &mut Vec<Unreadable>,
 ) -> Option<&'a str> {
+    // The API server leaves an empty field out; a `null` is no value kubectl prints either.
     let value = object.value.at(pointer)?;
-    if value.is_null() {
-        return None;
-    }
     let text = value.as_str();
     if text.is_none() {
         unreadable(problems, object, pointer, value, "text");
@@ -449,7 +447,7 @@ fn read_node(node: &Object, prefix: &str, problems: &mut Vec<Unreadable>) -> Liv
     let internal_ip = internal_ip(node, problems);
     let annotations = match node.value.at("/metadata/annotations") {
         Some(Value::Object(annotations)) => Some(annotations),
-        Some(Value::Null) | None => None,
+        None => None,
         Some(other) => {
             unreadable(problems, node, "/metadata/annotations", other, "a mapping");
             None
@@ -546,7 +544,6 @@ fn read_node(node: &Object, prefix: &str, problems: &mut Vec<Unreadable>) -> Liv
 fn internal_ip(node: &Object, problems: &mut Vec<Unreadable>) -> Option<Live<String>> {
     let addresses = match node.value.at("/status/addresses")? {
         Value::Array(addresses) => addresses,
-        Value::Null => return None,
         other => {
             unreadable(
                 problems,
@@ -637,7 +634,7 @@ fn net_conf(object: &Object, problems: &mut Vec<Unreadable>) -> Result<NetConf, 
         });
     };
     let mut text_field = |pointer: &str, name: &str| match value.at(pointer) {
-        None | Some(Value::Null) => None,
+        None => None,
         Some(Value::String(found)) => Some(Live {
             value: found.to_string(),
             source: source(name),
@@ -650,7 +647,7 @@ fn net_conf(object: &Object, problems: &mut Vec<Unreadable>) -> Result<NetConf, 
     let network = text_field("/Network", "Network");
     let backend_type = text_field("/Backend/Type", "Backend.Type");
     let mut number = |pointer: &str, name: &str| match value.at(pointer) {
-        None | Some(Value::Null) => None,
+        None => None,
         Some(found) => match found.as_u64() {
             Some(number) => Some(Live {
                 value: number,
