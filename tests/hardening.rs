@@ -10,14 +10,16 @@
 
 #![cfg(target_os = "linux")]
 
+#[path = "support/watched.rs"]
+mod watched;
+
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
 const HEALTHY: &str = "tests/fixtures/verify/healthy";
@@ -46,89 +48,15 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-    peak_kb: i64,
+type Run = watched::Watched;
+
+fn output(run: &Run) -> String {
+    format!("{}{}", run.stdout, run.stderr)
 }
 
-impl Run {
-    fn output(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-}
-
-/// Runs a command with a watchdog, reporting its exit, output, time and peak memory (`wait4`).
 fn run_command(mut command: Command) -> Run {
-    let started = Instant::now();
-    #[allow(clippy::zombie_processes)] // reaped by wait4 below
-    let mut child = command
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let readers = [
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = out.read_to_end(&mut bytes);
-            bytes
-        }),
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = err.read_to_end(&mut bytes);
-            bytes
-        }),
-    ];
-    let finished = Arc::new(AtomicBool::new(false));
-    let watchdog = {
-        let finished = finished.clone();
-        std::thread::spawn(move || {
-            while started.elapsed() < WATCHDOG {
-                if finished.load(Ordering::SeqCst) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            // SAFETY: the child is not reaped until wait4 returns, which sets `finished` only
-            // afterwards, so the pid is still ours.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        })
-    };
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let elapsed = started.elapsed();
-    finished.store(true, Ordering::SeqCst);
-    watchdog.join().unwrap();
-    assert_eq!(waited, pid);
-    let [stdout, stderr] = readers.map(|reader| {
-        // A reader whose pipe a leftover process still holds is not waited for.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !reader.is_finished() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        if reader.is_finished() {
-            String::from_utf8_lossy(&reader.join().unwrap()).into_owned()
-        } else {
-            "(output still held open by a leftover process)".into()
-        }
-    });
-    Run {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-        stdout,
-        stderr,
-        elapsed,
-        peak_kb: usage.ru_maxrss,
-    }
+    command.current_dir(root());
+    watched::run(command, WATCHDOG)
 }
 
 fn hybridgen(args: &[&str]) -> Run {
@@ -210,7 +138,7 @@ fn codes_in(run: &Run) -> Vec<(String, String)> {
 #[test]
 fn a_kubectl_that_never_exits_is_stopped_at_the_timeout() {
     let run = verify_kubectl("hang", &root().join(HEALTHY), &["--kubectl-timeout", "2"]);
-    assert_eq!(run.code, Some(2), "{}", run.output());
+    assert_eq!(run.code, Some(2), "{}", output(&run));
     assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
     assert!(
         run.stderr.contains("did not finish within 2 s"),
@@ -225,13 +153,13 @@ fn a_kubectl_whose_child_holds_its_output_does_not_hang_verify() {
     // timeout (60 s) is never reached: what kubectl printed is complete when it exits.
     let run = verify_kubectl("orphan", &root().join(HEALTHY), &[]);
     assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
-    assert_eq!(run.code, Some(0), "{}", run.output());
+    assert_eq!(run.code, Some(0), "{}", output(&run));
 }
 
 #[test]
 fn a_kubectl_that_prints_forever_is_stopped_at_the_output_cap() {
     let run = verify_kubectl("flood", &root().join(HEALTHY), &[]);
-    assert_eq!(run.code, Some(2), "{}", run.output());
+    assert_eq!(run.code, Some(2), "{}", output(&run));
     assert!(
         run.stderr.contains("printed more than 256 MiB"),
         "{}",
@@ -244,7 +172,7 @@ fn a_kubectl_that_prints_forever_is_stopped_at_the_output_cap() {
 #[test]
 fn a_failing_kubectls_huge_stderr_is_quoted_short_and_escaped() {
     let run = verify_kubectl("stderr", &root().join(HEALTHY), &[]);
-    assert_eq!(run.code, Some(2), "{}", run.output());
+    assert_eq!(run.code, Some(2), "{}", output(&run));
     assert!(
         run.stderr.len() < 2_000,
         "{} bytes of stderr",
@@ -268,7 +196,7 @@ fn empty_kubectl_output_is_never_a_clean_cluster() {
     files.remove("pods.json");
     let dir = write_capture("empty-kubectl", &files);
     let run = verify_kubectl("", &dir, &[]);
-    assert_eq!(run.code, Some(1), "{}", run.output());
+    assert_eq!(run.code, Some(1), "{}", output(&run));
     let found = codes_in(&run);
     for command in [
         "kubectl get daemonsets -A -o json",
@@ -290,7 +218,7 @@ fn an_empty_capture_under_any_name_is_never_a_clean_cluster() {
     let dir = write_capture("empty-ds", &files);
     std::fs::write(dir.join("ds.json"), "").unwrap();
     let run = verify_cluster(&dir, "json");
-    assert_eq!(run.code, Some(1), "{}", run.output());
+    assert_eq!(run.code, Some(1), "{}", output(&run));
     assert!(
         codes_in(&run)
             .iter()
@@ -342,7 +270,7 @@ fn values_of_the_wrong_type_are_findings_naming_file_and_field() {
         let mut files = healthy();
         edit(&mut files);
         let run = verify_cluster(&write_capture(name, &files), "json");
-        assert_eq!(run.code, Some(1), "{name}: {}", run.output());
+        assert_eq!(run.code, Some(1), "{name}: {}", output(&run));
         let found = codes_in(&run);
         assert!(
             found.iter().any(|(code, what)| code == "HG509"
@@ -371,7 +299,7 @@ fn fifos_devices_and_symlinked_directories_are_refused_before_reading() {
         (linked, "symbolic link to a directory"),
     ] {
         let run = verify_cluster(&dir, "human");
-        assert_eq!(run.code, Some(2), "{reason}: {}", run.output());
+        assert_eq!(run.code, Some(2), "{reason}: {}", output(&run));
         assert!(run.stderr.contains(reason), "{}", run.stderr);
         assert!(
             run.elapsed < Duration::from_secs(10),
@@ -394,7 +322,7 @@ fn files_beyond_the_byte_budget_are_refused_by_size() {
         file.set_len(600 * 1024 * 1024).unwrap();
     }
     let run = verify_cluster(&dir, "human");
-    assert_eq!(run.code, Some(2), "{}", run.output());
+    assert_eq!(run.code, Some(2), "{}", output(&run));
     assert!(
         run.stderr.contains("600 MiB") && run.stderr.contains("256 MiB"),
         "{}",
@@ -409,7 +337,7 @@ fn files_beyond_the_byte_budget_are_refused_by_size() {
         file.set_len(200 * 1024 * 1024).unwrap();
     }
     let run = verify_cluster(&total, "human");
-    assert_eq!(run.code, Some(2), "{}", run.output());
+    assert_eq!(run.code, Some(2), "{}", output(&run));
     assert!(run.stderr.contains("512 MiB"), "{}", run.stderr);
     assert!(run.peak_kb < 100 * 1024, "peak {} KiB", run.peak_kb);
 }
@@ -497,8 +425,8 @@ fn control_characters_and_workflow_commands_reach_no_terminal() {
         std::fs::write(dir.join(&name), format!("Name: x{injection}\nLabels: y\n")).unwrap();
         for format in ["human", "github"] {
             let run = verify_cluster(&dir, format);
-            assert_eq!(run.code, Some(1), "{}", run.output());
-            assert_inert(&format!("{injection:?} {format}"), &run.output());
+            assert_eq!(run.code, Some(1), "{}", output(&run));
+            assert_inert(&format!("{injection:?} {format}"), &output(&run));
         }
         // In a spec: a value reported by the schema, and the file's own name.
         let spec_dir = scratch("inject-spec");
@@ -509,8 +437,8 @@ fn control_characters_and_workflow_commands_reach_no_terminal() {
         std::fs::write(&spec, text).unwrap();
         for format in ["human", "github"] {
             let run = hybridgen(&["plan", spec.to_str().unwrap(), "--format", format]);
-            assert_eq!(run.code, Some(1), "{}", run.output());
-            assert_inert(&format!("spec {injection:?} {format}"), &run.output());
+            assert_eq!(run.code, Some(1), "{}", output(&run));
+            assert_inert(&format!("spec {injection:?} {format}"), &output(&run));
         }
         let out = spec_dir.join("out");
         let run = hybridgen(&[
@@ -519,7 +447,7 @@ fn control_characters_and_workflow_commands_reach_no_terminal() {
             "--out",
             out.to_str().unwrap(),
         ]);
-        assert_inert(&format!("render {injection:?}"), &run.output());
+        assert_inert(&format!("render {injection:?}"), &output(&run));
     }
 }
 
@@ -530,7 +458,7 @@ fn print_capture_quotes_a_spec_name_holding_a_newline() {
     let spec = dir.join("x\ntouch ran\n#.yaml");
     std::fs::copy(root().join(EXAMPLE), &spec).unwrap();
     let run = hybridgen(&["verify", spec.to_str().unwrap(), "--print-capture"]);
-    assert_eq!(run.code, Some(0), "{}", run.output());
+    assert_eq!(run.code, Some(0), "{}", output(&run));
     // The script runs with a kubectl and hybridgen that do nothing: only an injected line could
     // create the marker.
     let bin = dir.join("bin");
@@ -588,11 +516,11 @@ fn a_secret_in_a_capture_is_never_quoted() {
     for format in ["human", "github", "json", "sarif"] {
         let run = verify_cluster(&dir, format);
         assert!(
-            run.output().contains("Secret"),
+            output(&run).contains("Secret"),
             "{format}: {}",
-            run.output()
+            output(&run)
         );
-        assert!(!run.output().contains(secret), "{format}: {}", run.output());
+        assert!(!output(&run).contains(secret), "{format}: {}", output(&run));
     }
 }
 
@@ -626,11 +554,11 @@ fn inline_secrets_in_a_spec_that_does_not_load_are_masked() {
         .unwrap();
         for format in ["human", "github", "json", "sarif"] {
             let run = hybridgen(&["plan", spec.to_str().unwrap(), "--format", format]);
-            assert_eq!(run.code, Some(1), "{name}: {}", run.output());
+            assert_eq!(run.code, Some(1), "{name}: {}", output(&run));
             assert!(
-                !run.output().contains(token),
+                !output(&run).contains(token),
                 "{name} {format}: {}",
-                run.output()
+                output(&run)
             );
         }
     }
@@ -671,18 +599,22 @@ fn snapshot(dir: &Path) -> (BTreeMap<String, Vec<u8>>, String) {
 /// The set a spec renders, rendered alone.
 fn rendered_alone(spec: &str) -> (BTreeMap<String, Vec<u8>>, String) {
     let out = scratch("alone");
-    let run = hybridgen(&[
-        "render",
-        spec,
-        "--out",
-        out.to_str().unwrap(),
-        "--allow-missing-secrets",
-    ]);
-    assert_eq!(run.code, Some(0), "{spec}: {}", run.output());
+    let run = render(spec, &out);
+    assert_eq!(run.code, Some(0), "{spec}: {}", output(&run));
     let set = snapshot(&out);
     let listed: Vec<&str> = set.1.lines().collect();
     assert_eq!(listed, set.0.keys().map(String::as_str).collect::<Vec<_>>());
     set
+}
+
+/// `hybridgen render SPEC --out OUT --allow-missing-secrets`: placeholders for the join
+/// secrets, which are the same on every run.
+fn render(spec: &str, out: &Path) -> Run {
+    render_with(spec, out, "--allow-missing-secrets")
+}
+
+fn render_with(spec: &str, out: &Path, flag: &str) -> Run {
+    hybridgen(&["render", spec, "--out", out.to_str().unwrap(), flag])
 }
 
 /// `strace`, which the kill and failure tests inject with; CI installs it.
@@ -729,13 +661,7 @@ fn a_render_killed_at_every_rename_leaves_the_old_set_or_the_new_one() {
     let mut killed_at = 0;
     for n in 1.. {
         let out = scratch("kill");
-        let first = hybridgen(&[
-            "render",
-            OLD_SPEC,
-            "--out",
-            out.to_str().unwrap(),
-            "--allow-missing-secrets",
-        ]);
+        let first = render(OLD_SPEC, &out);
         assert_eq!(first.code, Some(0));
         let run = render_under_strace(
             NEW_SPEC,
@@ -754,20 +680,8 @@ fn a_render_killed_at_every_rename_leaves_the_old_set_or_the_new_one() {
         if !committed {
             assert_eq!(snapshot(&out), old, "killed at rename {n}, uncommitted");
         }
-        let check_old = hybridgen(&[
-            "render",
-            OLD_SPEC,
-            "--out",
-            out.to_str().unwrap(),
-            "--check",
-        ]);
-        let check_new = hybridgen(&[
-            "render",
-            NEW_SPEC,
-            "--out",
-            out.to_str().unwrap(),
-            "--check",
-        ]);
+        let check_old = render_with(OLD_SPEC, &out, "--check");
+        let check_new = render_with(NEW_SPEC, &out, "--check");
         let seen = snapshot(&out);
         let outcome = if seen == old {
             "old"
@@ -781,13 +695,13 @@ fn a_render_killed_at_every_rename_leaves_the_old_set_or_the_new_one() {
             check_old.code == Some(0),
             outcome == "old",
             "{}",
-            check_old.output()
+            output(&check_old)
         );
         assert_eq!(
             check_new.code == Some(0),
             outcome == "new",
             "{}",
-            check_new.output()
+            output(&check_new)
         );
         *outcomes.entry(outcome).or_default() += 1;
     }
@@ -806,19 +720,13 @@ fn a_failure_part_way_restores_the_old_set_and_says_so() {
     // Rename 1 commits the journal; 2 to 13 make the new set (the manifest last).
     for (when, error) in [(1, "ENOSPC"), (2, "EPERM"), (7, "ENOSPC"), (13, "EIO")] {
         let out = scratch("fail");
-        hybridgen(&[
-            "render",
-            OLD_SPEC,
-            "--out",
-            out.to_str().unwrap(),
-            "--allow-missing-secrets",
-        ]);
+        render(OLD_SPEC, &out);
         let run = render_under_strace(
             NEW_SPEC,
             &out,
             &format!("inject=rename:error={error}:when={when}"),
         );
-        assert_eq!(run.code, Some(2), "{when} {error}: {}", run.output());
+        assert_eq!(run.code, Some(2), "{when} {error}: {}", output(&run));
         assert!(run.stderr.contains("nothing was changed"), "{}", run.stderr);
         assert_eq!(snapshot(&out), old, "rename {when} failed with {error}");
         assert!(!out.join(".hybridgen-journal").exists());
@@ -882,20 +790,12 @@ fn concurrent_renders_of_different_specs_leave_one_whole_set() {
             .iter()
             .map(|spec| {
                 let (spec, out) = (spec.clone(), out.clone());
-                std::thread::spawn(move || {
-                    hybridgen(&[
-                        "render",
-                        &spec,
-                        "--out",
-                        out.to_str().unwrap(),
-                        "--allow-missing-secrets",
-                    ])
-                })
+                std::thread::spawn(move || render(&spec, &out))
             })
             .collect();
         for render in renders {
             let run = render.join().unwrap();
-            assert_eq!(run.code, Some(0), "{}", run.output());
+            assert_eq!(run.code, Some(0), "{}", output(&run));
         }
         let last = snapshot(&out);
         assert!(sets.contains(&last), "after a round: a mix");
@@ -923,14 +823,8 @@ fn out_with_a_trailing_slash_is_the_same_symlink() {
     std::os::unix::fs::symlink(&real, dir.join("link")).unwrap();
     for out in ["link", "link/", "link//"] {
         let target = format!("{}/{out}", dir.display());
-        let run = hybridgen(&[
-            "render",
-            OLD_SPEC,
-            "--out",
-            &target,
-            "--allow-missing-secrets",
-        ]);
-        assert_eq!(run.code, Some(2), "{out}: {}", run.output());
+        let run = render(OLD_SPEC, Path::new(&target));
+        assert_eq!(run.code, Some(2), "{out}: {}", output(&run));
         assert!(run.stderr.contains("symlink"), "{}", run.stderr);
         assert_eq!(
             std::fs::read_dir(&real).unwrap().count(),
@@ -943,14 +837,7 @@ fn out_with_a_trailing_slash_is_the_same_symlink() {
 #[test]
 fn a_check_diff_of_a_hostile_file_on_disk_is_inert() {
     let out = scratch("hostile-diff");
-    let render = [
-        "render",
-        OLD_SPEC,
-        "--out",
-        out.to_str().unwrap(),
-        "--allow-missing-secrets",
-    ];
-    assert_eq!(hybridgen(&render).code, Some(0));
+    assert_eq!(render(OLD_SPEC, &out).code, Some(0));
     let manifest = out.join("kube-flannel.yml");
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
@@ -958,18 +845,12 @@ fn a_check_diff_of_a_hostile_file_on_disk_is_inert() {
         text.replacen("\n", &format!("\n{}\n", INJECTIONS.join("\n")), 3),
     )
     .unwrap();
-    let run = hybridgen(&[
-        "render",
-        OLD_SPEC,
-        "--out",
-        out.to_str().unwrap(),
-        "--check",
-    ]);
-    assert_eq!(run.code, Some(1), "{}", run.output());
+    let run = render_with(OLD_SPEC, &out, "--check");
+    assert_eq!(run.code, Some(1), "{}", output(&run));
     assert!(
         run.stdout.contains("differs: kube-flannel.yml"),
         "{}",
         run.stdout
     );
-    assert_inert("render --check", &run.output());
+    assert_inert("render --check", &output(&run));
 }

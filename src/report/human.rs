@@ -257,20 +257,33 @@ impl LinedSource {
         while !self.text.is_char_boundary(to) {
             to += 1;
         }
-        let window = &self.text.as_bytes()[from..to];
         let local = SourceSpan::new((offset - from).into(), reach.min(to - offset));
-        let contents = window.read_span(&local, 0, 0)?;
-        Ok(Some(Box::new(MietteSpanContents::new_named(
+        self.read_window(from..to, line, &local, (0, 0)).map(Some)
+    }
+
+    /// miette's reading of `local` in the bytes `window` as if they were the whole file, shifted
+    /// back to where the window stands: `first_line` lines and `window.start` bytes in.
+    fn read_window(
+        &self,
+        window: std::ops::Range<usize>,
+        first_line: usize,
+        local: &SourceSpan,
+        (before, after): (usize, usize),
+    ) -> Result<Box<dyn SpanContents<'_> + '_>, MietteError> {
+        let start = window.start;
+        let bytes = &self.text.as_bytes()[window];
+        let contents = bytes.read_span(local, before, after)?;
+        Ok(Box::new(MietteSpanContents::new_named(
             self.name.clone(),
             contents.data(),
             SourceSpan::new(
-                (contents.span().offset() + from).into(),
+                (contents.span().offset() + start).into(),
                 contents.span().len(),
             ),
-            contents.line() + line,
+            contents.line() + first_line,
             contents.column(),
-            contents.line_count() + line,
-        ))))
+            contents.line_count() + first_line,
+        )))
     }
 }
 
@@ -299,20 +312,9 @@ impl SourceCode for LinedSource {
             .get(after)
             .copied()
             .unwrap_or(self.text.len());
-        let window = &self.text.as_bytes()[start..end.max(start)];
         let local = SourceSpan::new((span.offset().saturating_sub(start)).into(), span.len());
-        let contents = window.read_span(&local, context_lines_before, context_lines_after)?;
-        Ok(Box::new(MietteSpanContents::new_named(
-            self.name.clone(),
-            contents.data(),
-            SourceSpan::new(
-                (contents.span().offset() + start).into(),
-                contents.span().len(),
-            ),
-            contents.line() + first,
-            contents.column(),
-            contents.line_count() + first,
-        )))
+        let context = (context_lines_before, context_lines_after);
+        self.read_window(start..end.max(start), first, &local, context)
     }
 }
 
