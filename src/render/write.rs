@@ -237,7 +237,15 @@ impl Change {
                     .filter_map(|path| target(out, path).ok()),
             )
             .collect();
+        let mut cleared = BTreeSet::new();
         for destination in targets {
+            // A killed render's links in a directory this one does not otherwise visit (that of
+            // a file no longer rendered) go too.
+            if let Some(parent) = destination.parent() {
+                if cleared.insert(parent.to_path_buf()) {
+                    clear_leftovers_but(parent, Some(std::process::id()));
+                }
+            }
             if fs::symlink_metadata(&destination).is_err() {
                 continue;
             }
@@ -406,8 +414,10 @@ impl Journal {
 fn finish(out: &Path, journal: &Journal) -> Result<(), WriteError> {
     match roll_forward(out, journal) {
         Ok(()) => {
-            let _ = fs::remove_file(out.join(JOURNAL));
+            // The links go before the journal: killed in between, the next render finishes
+            // the clean-up, so no link to a removed file (a renamed node's secrets) stays.
             clean_up(out, journal);
+            let _ = fs::remove_file(out.join(JOURNAL));
             Ok(())
         }
         Err(failure) => {
@@ -416,8 +426,8 @@ fn finish(out: &Path, journal: &Journal) -> Result<(), WriteError> {
                 .and_then(|()| roll_back(out, journal));
             match undone {
                 Ok(()) => {
-                    let _ = fs::remove_file(out.join(ROLLBACK));
                     clean_up(out, journal);
+                    let _ = fs::remove_file(out.join(ROLLBACK));
                     Err(WriteError(format!(
                         "{}; every file already replaced was restored: nothing was changed",
                         failure.0
@@ -547,8 +557,8 @@ fn recover(out: &Path) -> Result<(), WriteError> {
         }
         roll_back(out, &journal)
             .map_err(|cause| error(&path, "cannot undo the render that failed part way", cause))?;
-        let _ = fs::remove_file(&path);
         clean_up(out, &journal);
+        let _ = fs::remove_file(&path);
     }
     Ok(())
 }
@@ -673,11 +683,17 @@ fn staging_pid(name: &str) -> Option<u32> {
 /// Removes the staging and backup files in `dir` that a killed render left. Called with the
 /// directory locked and any journal finished, so no other render is using them.
 fn clear_leftovers(dir: &Path) {
+    clear_leftovers_but(dir, None);
+}
+
+/// `clear_leftovers`, keeping those of process `own` (the files this render has staged).
+fn clear_leftovers_but(dir: &Path, own: Option<u32>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
-        if staging_pid(&entry.file_name().to_string_lossy()).is_some() {
+        let pid = staging_pid(&entry.file_name().to_string_lossy());
+        if pid.is_some() && pid != own {
             clear_leftover(&entry.path());
         }
     }
@@ -1111,6 +1127,49 @@ mod tests {
         assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 2\n");
         let listed = fs::read_to_string(out.join(MANIFEST)).unwrap();
         assert!(!listed.contains(".tmp"), "{listed}");
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_killed_renders_link_to_a_file_no_longer_rendered_goes_with_it() {
+        let out = scratch("stale-link");
+        let mut before = artifacts();
+        before.push(Artifact::new("windows/old-node/join.yaml", "token: x\n"));
+        write_all(&out, &before, false).unwrap();
+        // A render killed after linking the file it was about to remove.
+        let stale = out.join("windows/old-node/.join.yaml.hybridgen-99999.old");
+        fs::hard_link(out.join("windows/old-node/join.yaml"), &stale).unwrap();
+        let written = write_all(&out, &artifacts(), false).unwrap();
+        assert_eq!(written.removed, ["windows/old-node/join.yaml"]);
+        assert!(!stale.exists());
+        assert!(!out.join("windows/old-node").exists());
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_committed_journal_is_rolled_forward_before_anything_reads() {
+        let out = scratch("journal");
+        write_all(&out, &artifacts(), false).unwrap();
+        // What a render killed right after its commit leaves: a staged file and the journal.
+        fs::write(out.join(".a.yml.hybridgen-99999.tmp"), "a: 3\n").unwrap();
+        fs::hard_link(out.join("a.yml"), out.join(".a.yml.hybridgen-99999.old")).unwrap();
+        let journal = Journal {
+            steps: vec![Step::Replace {
+                staged: ".a.yml.hybridgen-99999.tmp".into(),
+                target: "a.yml".into(),
+                backup: Some(".a.yml.hybridgen-99999.old".into()),
+            }],
+        };
+        assert_eq!(Journal::parse(&journal.text()), Some(journal.clone()));
+        fs::write(out.join(JOURNAL), journal.text()).unwrap();
+        let mut expected = artifacts();
+        expected[0].contents = "a: 3\n".into();
+        assert!(check(&out, &expected).unwrap().is_empty());
+        assert!(!out.join(JOURNAL).exists());
+        assert!(!out.join(".a.yml.hybridgen-99999.old").exists());
+        // A journal that leaves the directory is refused, not followed.
+        fs::write(out.join(JOURNAL), "remove\t../x\t.y\n").unwrap();
+        assert!(write_all(&out, &artifacts(), false).is_err());
         fs::remove_dir_all(&out).unwrap();
     }
 
