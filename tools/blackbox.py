@@ -5,7 +5,9 @@ concurrency. Not part of `cargo test`: it takes minutes. Method and figures: TES
     cargo build --release --locked
     python3 tools/blackbox.py --bin target/release/hybridgen --runs 20000 --seed 1
 
-Every run is a whole process with its peak memory (`wait4`), killed after 10 s. Counted:
+Every run is a whole process with its peak memory (`wait4`'s ru_maxrss, which also counts the
+pages the child shares with this small script at fork: an overestimate by some tens of MB),
+killed after 10 s. Counted:
 crashes (a signal, or Rust's panic exit 101), hangs (over 2 s), peak memory over 500 MB,
 silent passes (exit 0 for a mutation that must be found: a required capture emptied, a compared
 value changed or of the wrong type, a file truncated), secrets or control characters that reach
@@ -345,11 +347,19 @@ def main():
     binary = str(Path(args.bin).resolve())
     tally = Tally()
     started = time.monotonic()
+    # A few cases in flight at a time, each judged and dropped as it ends: a child's ru_maxrss
+    # counts the pages it shares with this process at fork, so this process must stay small.
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        cases = [pool.submit(capture_case if seed % 2 == 0 else spec_case, binary, args.seed * 1_000_003 + seed)
-                 for seed in range(args.runs)]
-        for case in concurrent.futures.as_completed(cases):
-            judge(tally, *case.result())
+        pending = set()
+        for seed in range(args.runs):
+            case = capture_case if seed % 2 == 0 else spec_case
+            pending.add(pool.submit(case, binary, args.seed * 1_000_003 + seed))
+            if len(pending) >= 2 * args.jobs:
+                done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                for finished in done:
+                    judge(tally, *finished.result())
+        for finished in concurrent.futures.as_completed(pending):
+            judge(tally, *finished.result())
     rng = random.Random(args.seed)
     render_kills(binary, args.kills, rng, tally)
     render_concurrency(binary, args.rounds, rng, tally)

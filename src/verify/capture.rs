@@ -89,11 +89,7 @@ pub fn bytes_text(bytes: u64) -> String {
 /// symlinked directory inside a directory, or files beyond the budget are usage errors: each is
 /// refused with the reason before anything is read.
 pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
-    gather_within(paths, BUDGET)
-}
-
-/// `gather` within another budget.
-pub fn gather_within(paths: &[PathBuf], budget: Budget) -> Result<Vec<Input>, String> {
+    let budget = BUDGET;
     let mut files = Vec::new();
     for path in paths {
         collect(path, true, &mut files)?;

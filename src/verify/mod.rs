@@ -97,18 +97,32 @@ pub fn compare(spec: &Spec, plan: &Plan, cluster: &LiveCluster) -> Comparison {
         plan.nodes.len(),
         cluster.nodes.len()
     )];
+    // Present and read: compared. Present but unreadable: a finding says so, and the header
+    // does not claim it was compared.
     let configurations = [
-        (cluster.net_conf.is_some(), "flannel's net-conf.json"),
         (
-            cluster.cluster_configuration.is_some(),
+            cluster.net_conf.as_ref().map(Result::is_ok),
+            "flannel's net-conf.json",
+        ),
+        (
+            cluster.cluster_configuration.as_ref().map(Result::is_ok),
             "kubeadm's ClusterConfiguration",
         ),
-        (cluster.kube_proxy.is_some(), "kube-proxy's configuration"),
-        (cluster.kubelet.is_some(), "the kubelet's configuration"),
+        (
+            cluster.kube_proxy.as_ref().map(Result::is_ok),
+            "kube-proxy's configuration",
+        ),
+        (
+            cluster.kubelet.as_ref().map(Result::is_ok),
+            "the kubelet's configuration",
+        ),
     ];
-    for (present, what) in configurations {
-        if present {
-            compared.push(what.to_string());
+    let mut unreadable_configurations = Vec::new();
+    for (found, what) in configurations {
+        match found {
+            Some(true) => compared.push(what.to_string()),
+            Some(false) => unreadable_configurations.push(what),
+            None => {}
         }
     }
     if !cluster.daemonsets.is_empty() {
@@ -118,6 +132,9 @@ pub fn compare(spec: &Spec, plan: &Plan, cluster: &LiveCluster) -> Comparison {
         compared.push(format!("{} pods on the pod network", cluster.pods.len()));
     }
     let mut not_compared = cluster.notes.clone();
+    for what in unreadable_configurations {
+        not_compared.push(format!("{what} could not be read (see its finding)"));
+    }
     if !cluster.unreadable.is_empty() {
         not_compared.push(format!(
             "{} captured values of the wrong type or shape (HG509 in their captures)",
