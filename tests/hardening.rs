@@ -854,3 +854,28 @@ fn a_check_diff_of_a_hostile_file_on_disk_is_inert() {
     );
     assert_inert("render --check", &output(&run));
 }
+
+#[test]
+fn the_header_never_lists_a_comparison_that_did_not_happen() {
+    let mut files = healthy();
+    files.get_mut("kube-flannel-cfg.json").unwrap()["data"]["net-conf.json"] = "{not json".into();
+    files.get_mut("nodes.json").unwrap()["items"][2]["status"]["nodeInfo"]["kernelVersion"] =
+        "garbage".into();
+    let run = verify_cluster(&write_capture("header", &files), "human");
+    assert_eq!(run.code, Some(1), "{}", output(&run));
+    let compared = run
+        .stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("compared:"));
+    assert!(
+        compared.is_some_and(|line| !line.contains("net-conf.json")),
+        "{}",
+        run.stdout
+    );
+    for note in [
+        "not compared: flannel's net-conf.json could not be read",
+        "not compared: 1 captured values of the wrong type or shape",
+    ] {
+        assert!(run.stdout.contains(note), "{note}:\n{}", run.stdout);
+    }
+}
