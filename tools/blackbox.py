@@ -202,6 +202,8 @@ class Tally:
     def __init__(self):
         self.counts = {}
         self.examples = {}
+        self.slowest = (0.0, "")
+        self.largest = (0, "")
 
     def add(self, key, example=None, n=1):
         self.counts[key] = self.counts.get(key, 0) + n
@@ -212,7 +214,12 @@ class Tally:
 def judge(tally, label, result, must_fail, formats_checked):
     code, elapsed, peak, out, err = result
     tally.add("runs")
-    tally.add("runs: " + label.split(":")[0])
+    tally.add("runs: " + ":".join(label.split(":")[:2]))
+    tally.add("exit %d" % code)
+    if elapsed > tally.slowest[0]:
+        tally.slowest = (elapsed, label)
+    if peak > tally.largest[0]:
+        tally.largest = (peak, label)
     if code < 0 or code == 101:
         tally.add("crashes", label)
     if elapsed > HANG_S:
@@ -366,6 +373,8 @@ def main():
     tally.add("seconds", n=int(time.monotonic() - started))
     for key in sorted(tally.counts):
         print("%-55s %d" % (key, tally.counts[key]))
+    print("slowest run: %.2f s (%s)" % tally.slowest)
+    print("largest peak memory: %d MB (%s)" % (tally.largest[0] // 1024, tally.largest[1]))
     for key, example in sorted(tally.examples.items()):
         print("first of %s: %s" % (key, example))
     bad = [key for key in tally.counts if key in (
