@@ -227,33 +227,41 @@ struct Change {
 
 impl Change {
     fn link_backups(&mut self, out: &Path) -> Result<(), WriteError> {
-        let targets: Vec<PathBuf> = self
+        let removed: Vec<PathBuf> = self
+            .removed
+            .iter()
+            .filter_map(|path| target(out, path).ok())
+            .collect();
+        // A killed render's links beside a file no longer rendered, in a directory `stage` did
+        // not visit, go too.
+        let mut cleared = BTreeSet::new();
+        for parent in removed.iter().filter_map(|file| file.parent()) {
+            if cleared.insert(parent.to_path_buf()) {
+                clear_leftovers_but(parent, Some(std::process::id()));
+            }
+        }
+        let targets = self
             .staged
             .iter()
             .map(|(_, destination)| destination.clone())
-            .chain(
-                self.removed
-                    .iter()
-                    .filter_map(|path| target(out, path).ok()),
-            )
-            .collect();
-        let mut cleared = BTreeSet::new();
+            .chain(removed);
         for destination in targets {
-            // A killed render's links in a directory this one does not otherwise visit (that of
-            // a file no longer rendered) go too.
-            if let Some(parent) = destination.parent() {
-                if cleared.insert(parent.to_path_buf()) {
-                    clear_leftovers_but(parent, Some(std::process::id()));
-                }
-            }
-            if fs::symlink_metadata(&destination).is_err() {
-                continue;
-            }
             let backup = backup_path(&destination);
-            clear_leftover(&backup);
-            fs::hard_link(&destination, &backup)
-                .map_err(|cause| error(&destination, "cannot keep a link to", cause))?;
-            self.backups.push((destination, backup));
+            let mut linked = fs::hard_link(&destination, &backup);
+            if linked
+                .as_ref()
+                .is_err_and(|cause| cause.kind() == io::ErrorKind::AlreadyExists)
+            {
+                // Left by an earlier process that had this one's id.
+                clear_leftover(&backup);
+                linked = fs::hard_link(&destination, &backup);
+            }
+            match linked {
+                Ok(()) => self.backups.push((destination, backup)),
+                // A new file: there is nothing to keep.
+                Err(cause) if cause.kind() == io::ErrorKind::NotFound => {}
+                Err(cause) => return Err(error(&destination, "cannot keep a link to", cause)),
+            }
         }
         Ok(())
     }
@@ -511,13 +519,13 @@ fn roll_back(out: &Path, journal: &Journal) -> Result<(), String> {
     Ok(())
 }
 
-/// After a write is complete or undone: its links and staged files go, and so do the
-/// directories that removed files left empty.
+/// After a write is complete or undone: its links go, and so do the directories that removed
+/// files left empty.
 fn clean_up(out: &Path, journal: &Journal) {
     for step in &journal.steps {
         match step {
-            Step::Replace { staged, backup, .. } => {
-                let _ = fs::remove_file(out.join(staged));
+            // A staged file is gone: renamed into place, or removed by `roll_back`.
+            Step::Replace { backup, .. } => {
                 if let Some(backup) = backup {
                     let _ = fs::remove_file(out.join(backup));
                 }
