@@ -210,7 +210,10 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
         change.discard();
         return Err(WriteError(format!("{}; nothing was changed", failure.0)));
     }
-    change.commit(out)?;
+    // Nothing differs: the directory already holds the new set.
+    if !change.staged.is_empty() || !change.removed.is_empty() {
+        change.commit(out)?;
+    }
     written.removed = change.removed;
     Ok(written)
 }
