@@ -35,7 +35,39 @@ pub struct FileReport<'a> {
     pub file: &'a LoadedFile,
     /// For a spec that planned: what the human report shows before the findings.
     pub planned: Option<Planned<'a>>,
+    /// The findings shown: at most `SHOWN_PER_CODE` of each code.
     pub findings: Vec<Located<'a>>,
+    /// For each code with more findings than are shown, how many more of each severity, so that
+    /// every format still counts them.
+    pub omitted: Vec<Omitted>,
+}
+
+/// Findings of one code in one file beyond those shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Omitted {
+    pub code: &'static str,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+/// The most findings of one code a report shows for one file: a capture of a million broken
+/// items must not print a million findings (each quoting its line).
+pub const SHOWN_PER_CODE: usize = 100;
+
+/// The most characters of a message or help any format shows; a value quoted in it (a node name,
+/// an annotation) could otherwise be megabytes.
+pub const MESSAGE_CHARS: usize = 2_000;
+
+/// A message or help as reports show it: cut at `MESSAGE_CHARS`, saying how much was left out.
+pub fn shown_text(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MESSAGE_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!(
+            "{}… ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        )),
+    }
 }
 
 /// A spec's resolved plan, and the paths `render` would write.
@@ -67,10 +99,12 @@ impl<'a> FileReport<'a> {
                 &b.diagnostic.message,
             ))
         });
+        let (findings, omitted) = cap_per_code(findings);
         Self {
             file,
             planned: None,
             findings,
+            omitted,
         }
     }
 
@@ -93,15 +127,67 @@ impl<'a> FileReport<'a> {
     /// The file's text as reports may show it: inline secret values, and anything shaped like a
     /// bootstrap token or a CA hash, masked.
     pub fn display_text(&self) -> String {
-        crate::redact::masked(self.file.source.text(), &self.file.inline_secrets)
+        let text = self.file.source.text();
+        if self.file.spans.is_some() {
+            return crate::redact::masked(text, &self.file.inline_secrets);
+        }
+        // A file that did not load has no spans to find the secret fields by: they are found
+        // by their place in the text instead.
+        let mut secrets = self.file.inline_secrets.clone();
+        secrets.extend(crate::redact::secret_values_by_place(text));
+        crate::redact::masked(text, &secrets)
     }
 
+    /// Every finding of this severity, shown or not.
     pub fn count(&self, severity: Severity) -> usize {
-        self.findings
+        let shown = self
+            .findings
             .iter()
             .filter(|finding| finding.diagnostic.severity == severity)
-            .count()
+            .count();
+        let omitted: usize = self
+            .omitted
+            .iter()
+            .map(|omitted| match severity {
+                Severity::Error => omitted.errors,
+                Severity::Warning => omitted.warnings,
+            })
+            .sum();
+        shown + omitted
     }
+}
+
+/// The first `SHOWN_PER_CODE` findings of each code, in order, and counts of the rest.
+fn cap_per_code(findings: Vec<Located<'_>>) -> (Vec<Located<'_>>, Vec<Omitted>) {
+    let mut seen: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    let mut omitted: Vec<Omitted> = Vec::new();
+    let mut shown = Vec::with_capacity(findings.len().min(SHOWN_PER_CODE * 4));
+    for finding in findings {
+        let code = finding.diagnostic.code();
+        let count = seen.entry(code).or_default();
+        *count += 1;
+        if *count <= SHOWN_PER_CODE {
+            shown.push(finding);
+            continue;
+        }
+        let at = match omitted.iter().position(|o| o.code == code) {
+            Some(at) => at,
+            None => {
+                omitted.push(Omitted {
+                    code,
+                    errors: 0,
+                    warnings: 0,
+                });
+                omitted.len() - 1
+            }
+        };
+        match finding.diagnostic.severity {
+            Severity::Error => omitted[at].errors += 1,
+            Severity::Warning => omitted[at].warnings += 1,
+        }
+    }
+    omitted.sort_by_key(|o| o.code);
+    (shown, omitted)
 }
 
 /// Resolves a location to the exact span when the path exists, else to its nearest ancestor.
