@@ -62,3 +62,76 @@ fn every_leaf_field_has_an_example() {
         }
     }
 }
+
+/// Every validating keyword of the schema, with where it stands.
+fn keywords(schema: &Value, at: &str, found: &mut Vec<String>) {
+    match schema {
+        Value::Object(members) => {
+            for (name, member) in members {
+                match name.as_str() {
+                    "$schema" | "title" | "description" | "examples" | "default" => {}
+                    // Maps of names to schemas.
+                    "definitions" | "properties" => {
+                        for (child, schema) in member.as_object().into_iter().flatten() {
+                            keywords(schema, &format!("{at}/{name}/{child}"), found);
+                        }
+                    }
+                    _ => {
+                        found.push(format!("{at} {name}"));
+                        keywords(member, &format!("{at}/{name}"), found);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                keywords(item, &format!("{at}/{index}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A valid spec is checked without the schema (`src/schema/strict.rs`): strict typing enforces
+/// `type`, `required`, `additionalProperties: false`, `enum`, `anyOf` (the secret reference), `allOf`
+/// (a `$ref`), the integer ranges (`minimum`, `maximum`, `format`), and the caller checks the two `minItems`. A
+/// keyword the schema gains beyond these must be enforced there too before this list grows.
+#[test]
+fn the_schema_checks_nothing_strict_typing_misses() {
+    let mut found = Vec::new();
+    keywords(&hybridgen::schema::generate(), "", &mut found);
+    let typed = [
+        "type",
+        "required",
+        "additionalProperties",
+        "enum",
+        "anyOf",
+        "allOf",
+        "$ref",
+        "items",
+        "format",
+        "minimum",
+        "maximum",
+    ];
+    let rest: Vec<&String> = found
+        .iter()
+        .filter(|entry| {
+            !typed
+                .iter()
+                .any(|keyword| entry.ends_with(&format!(" {keyword}")))
+        })
+        .collect();
+    assert_eq!(
+        rest,
+        [
+            "/definitions/Node/properties/roles minItems",
+            "/properties/nodes minItems",
+        ]
+    );
+    // The ranges are those of the fields' integer types.
+    let ranges: Vec<&String> = found
+        .iter()
+        .filter(|entry| entry.ends_with(" maximum") || entry.ends_with(" minimum"))
+        .collect();
+    assert!(ranges.len() >= 6, "{ranges:?}");
+}

@@ -10,6 +10,7 @@ use miette::{
     SourceCode, SourceSpan, SpanContents,
 };
 use std::fmt;
+use std::ops::Range;
 
 /// How to draw: colour and width are decided once by the caller (terminal, `NO_COLOR`).
 #[derive(Debug, Clone, Copy)]
@@ -28,7 +29,8 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(style.width)
-        .with_links(false);
+        .with_links(false)
+        .with_context_lines(CONTEXT_LINES);
     let mut out = String::new();
     for report in reports {
         if style.show_plan {
@@ -40,7 +42,7 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
         }
         // The masked copy of the text is made only when a finding will show part of it.
         if !report.findings.is_empty() {
-            let source = LinedSource::new(report.name(), report.checked.display_text());
+            let source = LinedSource::new(report);
             for finding in &report.findings {
                 let drawn = Drawn {
                     finding,
@@ -182,19 +184,39 @@ struct LinedSource {
     text: String,
     /// Where each line starts, a line ending at `\n`, `\r\n` or a lone `\r`, as miette counts.
     line_starts: Vec<usize>,
+    text_len: usize,
 }
 
+/// Lines of context miette shows above and below a finding.
+const CONTEXT_LINES: usize = 1;
+
 impl LinedSource {
-    fn new(name: &str, text: String) -> Self {
+    /// The report's text, with secrets masked in every line a finding may show.
+    fn new(report: &FileReport) -> Self {
+        let mut source = Self::from_text(report.name(), report.checked.source.text().to_string());
+        let mut masked = std::mem::take(&mut source.text).into_bytes();
+        for finding in &report.findings {
+            // Every label of the finding, and what lies between them: miette draws labels that
+            // are close in one snippet.
+            let spans = std::iter::once(&finding.primary.span)
+                .chain(finding.secondary.iter().map(|(place, _)| &place.span));
+            let start = spans.clone().map(|span| span.start).min().unwrap_or(0);
+            let end = spans.map(|span| span.end).max().unwrap_or(0);
+            let window = source.window(start, end, CONTEXT_LINES, CONTEXT_LINES);
+            report.checked.mask_secrets(&mut masked, window);
+        }
+        source.text = String::from_utf8(masked).unwrap_or_default();
+        source
+    }
+
+    fn from_text(name: &str, text: String) -> Self {
         let bytes = text.as_bytes();
-        let breaks = bytes.iter().enumerate().filter(|&(at, &byte)| {
-            byte == b'\n' || (byte == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
-        });
-        let line_starts = std::iter::once(0)
-            .chain(breaks.map(|(at, _)| at + 1))
-            .collect();
+        let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes)
+            .filter(|&at| bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n'));
+        let line_starts = std::iter::once(0).chain(breaks.map(|at| at + 1)).collect();
         LinedSource {
             name: name.to_string(),
+            text_len: text.len(),
             text,
             line_starts,
         }
@@ -204,6 +226,21 @@ impl LinedSource {
         self.line_starts
             .partition_point(|&start| start <= offset)
             .saturating_sub(1)
+    }
+
+    /// The bytes `read_span` hands miette for a span: from a line before the first context line
+    /// to a line past the last one.
+    fn window(&self, start: usize, end: usize, before: usize, after: usize) -> Range<usize> {
+        let first = self.line_of(start).saturating_sub(before + 1);
+        let last_byte = start.max(end.saturating_sub(1));
+        let after = self.line_of(last_byte) + after + 2;
+        let window_start = self.line_starts[first];
+        let window_end = self
+            .line_starts
+            .get(after)
+            .copied()
+            .unwrap_or(self.text_len);
+        window_start..window_end.max(window_start)
     }
 }
 
@@ -218,18 +255,15 @@ impl SourceCode for LinedSource {
         // window as it would the whole file, and its answer is shifted back by the lines above
         // the window. (The extra line keeps a span from starting the window, where miette's
         // reading of an empty span differs.)
-        let first = self
-            .line_of(span.offset())
-            .saturating_sub(context_lines_before + 1);
-        let last_byte = span.offset() + span.len().saturating_sub(1);
-        let after = self.line_of(last_byte) + context_lines_after + 2;
-        let start = self.line_starts[first];
-        let end = self
-            .line_starts
-            .get(after)
-            .copied()
-            .unwrap_or(self.text.len());
-        let window = &self.text.as_bytes()[start..end.max(start)];
+        let end = span.offset() + span.len();
+        let bytes = self.window(
+            span.offset(),
+            end,
+            context_lines_before,
+            context_lines_after,
+        );
+        let (start, first) = (bytes.start, self.line_of(bytes.start));
+        let window = &self.text.as_bytes()[bytes];
         let local = SourceSpan::new((span.offset().saturating_sub(start)).into(), span.len());
         let contents = window.read_span(&local, context_lines_before, context_lines_after)?;
         Ok(Box::new(MietteSpanContents::new_named(
@@ -322,7 +356,7 @@ mod tests {
         ];
         let mut compared = 0;
         for text in texts {
-            let lined = LinedSource::new("t.yaml", text.to_string());
+            let lined = LinedSource::from_text("t.yaml", text.to_string());
             for offset in 0..=text.len() {
                 for len in [0, 1, 3, 7] {
                     for context in 0..3 {
@@ -352,7 +386,7 @@ mod tests {
     fn a_read_touches_only_the_lines_around_the_span() {
         let text: String = (0..100_000).map(|i| format!("k{i}: {i}\n")).collect();
         let offset = text.len() - 20;
-        let lined = LinedSource::new("t.yaml", text);
+        let lined = LinedSource::from_text("t.yaml", text);
         let contents = lined
             .read_span(&SourceSpan::new(offset.into(), 3), 2, 2)
             .unwrap();
