@@ -54,7 +54,7 @@ fn check_briefly(source: SourceFile) -> Result<Checked, SourceFile> {
     let Document { value, spans } = streamed.document;
     let accepted = input::check_api_version(&value)
         .is_empty()
-        .then(|| schema::accepted_spec(&value, streamed.items.0))
+        .then(|| schema::accepted_spec(value, streamed.items.0))
         .flatten();
     let Some(spec) = accepted else {
         return Err(source);
@@ -113,7 +113,7 @@ struct TypedNodes(Vec<Node>);
 
 impl load::Items for TypedNodes {
     fn take(&mut self, item: serde_json::Value) -> bool {
-        match schema::accepted_node(&item) {
+        match schema::accepted_node(item) {
             Some(node) => {
                 self.0.push(node);
                 true
@@ -237,26 +237,26 @@ impl Checked {
         self.spec.zip(self.plan)
     }
 
-    /// Masks what reports must not show within `window` of `text` (a copy of the file's text,
-    /// `window` whole lines of it): inline secret values, and anything shaped like a bootstrap
-    /// token or a CA hash, with `*` byte for byte so that positions stay put. Reports mask only
-    /// the lines they show, not the whole file (8.5 MiB at 65,536 nodes).
-    pub fn mask_secrets(&self, text: &mut [u8], window: std::ops::Range<usize>) {
-        for span in &self.inline_secrets {
-            let overlap = span.start.max(window.start)..span.end.min(window.end);
-            if let Some(secret) = text.get_mut(overlap) {
-                secret.fill(b'*');
-            }
-        }
+    /// The text of `window` (whole lines of the file) as reports may show it: inline secret
+    /// values, and anything shaped like a bootstrap token or a CA hash, masked with `*` byte for
+    /// byte so that positions stay put. Reports mask only the lines they show, not the whole file
+    /// (8.5 MiB at 65,536 nodes).
+    pub fn masked_text(&self, window: std::ops::Range<usize>) -> String {
         let Some(shown) = self.source.text().get(window.clone()) else {
-            return;
+            return String::new();
         };
-        for shape in render::secrets::secret_shapes(shown) {
-            if let Some(secret) = text.get_mut(shape.start + window.start..shape.end + window.start)
-            {
+        let mut bytes = shown.as_bytes().to_vec();
+        let shapes = render::secrets::secret_shapes(shown);
+        let inline = self.inline_secrets.iter().filter_map(|span| {
+            let (start, end) = (span.start.max(window.start), span.end.min(window.end));
+            (start < end).then(|| start - window.start..end - window.start)
+        });
+        for span in inline.chain(shapes) {
+            if let Some(secret) = bytes.get_mut(span) {
                 secret.fill(b'*');
             }
         }
+        String::from_utf8(bytes).unwrap_or_default()
     }
 }
 

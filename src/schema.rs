@@ -117,14 +117,14 @@ fn drop_null_alternatives(schema: &mut Value) {
 const COMMITTED: &str = include_str!("../schemas/hybridgen.schema.json");
 
 /// A node as the schema accepts it, typed; `None` when only the schema can say what is wrong.
-pub(crate) fn accepted_node(item: &Value) -> Option<Node> {
+pub(crate) fn accepted_node(item: Value) -> Option<Node> {
     strict::type_strictly::<Node>(item).filter(|node| !node.roles.is_empty())
 }
 
 /// The spec as the schema accepts it: the document without its node list (`top`, whose `nodes`
 /// is empty) typed, with the nodes typed one by one as they were read. `None` when only the
 /// schema can say what is wrong, or when an empty node list breaks its `minItems`.
-pub(crate) fn accepted_spec(top: &Value, nodes: Vec<Node>) -> Option<Spec> {
+pub(crate) fn accepted_spec(top: Value, nodes: Vec<Node>) -> Option<Spec> {
     let mut spec = strict::type_strictly::<Spec>(top)?;
     spec.nodes = nodes;
     (!spec.nodes.is_empty()).then_some(spec)

@@ -14,6 +14,9 @@ pub struct SpanIndex {
     edges: Vec<(u32, u32)>,
     keys: Vec<Box<str>>,
     key_ids: HashMap<Box<str>, u32>,
+    /// The last key interned for each length and first byte: a spec repeats the same few keys
+    /// in every node, and this finds them without hashing.
+    recent: Vec<u32>,
 }
 
 #[derive(Debug)]
@@ -41,6 +44,9 @@ pub(super) enum Kind {
 }
 
 const NO_KEY: u32 = u32::MAX;
+
+/// Slots of the recent-key cache; the keys of a spec or a Kubernetes object spread over them.
+const RECENT_SLOTS: usize = 64;
 
 impl Span {
     fn of(range: &Range<usize>) -> Self {
@@ -134,12 +140,28 @@ impl SpanIndex {
 
     /// Interns a key's text: a spec repeats the same few keys in every node.
     pub(super) fn intern(&mut self, text: &str) -> u32 {
-        if let Some(id) = self.key_ids.get(text) {
-            return *id;
+        if self.recent.is_empty() {
+            self.recent = vec![NO_KEY; RECENT_SLOTS];
         }
-        let id = u32::try_from(self.keys.len()).unwrap_or(NO_KEY);
-        self.keys.push(text.into());
-        self.key_ids.insert(text.into(), id);
+        let slot = (text.len() * 31 + text.bytes().next().map_or(0, usize::from)) % RECENT_SLOTS;
+        let recent = self.recent[slot];
+        if self
+            .keys
+            .get(recent as usize)
+            .is_some_and(|key| **key == *text)
+        {
+            return recent;
+        }
+        let id = match self.key_ids.get(text) {
+            Some(id) => *id,
+            None => {
+                let id = u32::try_from(self.keys.len()).unwrap_or(NO_KEY);
+                self.keys.push(text.into());
+                self.key_ids.insert(text.into(), id);
+                id
+            }
+        };
+        self.recent[slot] = id;
         id
     }
 

@@ -181,7 +181,10 @@ fn artifacts_text(artifacts: &[String]) -> String {
 /// 65,536-node spec take minutes. Here each read hands miette only the lines around its span.
 struct LinedSource {
     name: String,
-    text: String,
+    /// The lines the findings show, with secrets masked: where each run of lines starts in the
+    /// file, and its text. Only these are ever read: a report does not copy a whole 8.5 MiB spec
+    /// to show a few lines of it.
+    windows: Vec<(usize, String)>,
     /// Where each line starts, a line ending at `\n`, `\r\n` or a lone `\r`, as miette counts.
     line_starts: Vec<usize>,
     text_len: usize,
@@ -191,10 +194,9 @@ struct LinedSource {
 const CONTEXT_LINES: usize = 1;
 
 impl LinedSource {
-    /// The report's text, with secrets masked in every line a finding may show.
+    /// The lines of the report's file that its findings show, secrets masked.
     fn new(report: &FileReport) -> Self {
-        let mut source = Self::from_text(report.name(), report.checked.source.text().to_string());
-        let mut masked = std::mem::take(&mut source.text).into_bytes();
+        let mut source = Self::lines_of(report.name(), report.checked.source.text());
         for finding in &report.findings {
             // Every label of the finding, and what lies between them: miette draws labels that
             // are close in one snippet.
@@ -203,22 +205,23 @@ impl LinedSource {
             let start = spans.clone().map(|span| span.start).min().unwrap_or(0);
             let end = spans.map(|span| span.end).max().unwrap_or(0);
             let window = source.window(start, end, CONTEXT_LINES, CONTEXT_LINES);
-            report.checked.mask_secrets(&mut masked, window);
+            let shown = report.checked.masked_text(window.clone());
+            source.windows.push((window.start, shown));
         }
-        source.text = String::from_utf8(masked).unwrap_or_default();
         source
     }
 
-    fn from_text(name: &str, text: String) -> Self {
+    /// A source with no window yet.
+    fn lines_of(name: &str, text: &str) -> Self {
         let bytes = text.as_bytes();
         let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes)
             .filter(|&at| bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n'));
         let line_starts = std::iter::once(0).chain(breaks.map(|at| at + 1)).collect();
         LinedSource {
             name: name.to_string(),
-            text_len: text.len(),
-            text,
+            windows: Vec::new(),
             line_starts,
+            text_len: text.len(),
         }
     }
 
@@ -242,6 +245,14 @@ impl LinedSource {
             .unwrap_or(self.text_len);
         window_start..window_end.max(window_start)
     }
+
+    /// The text of `bytes`, from the masked window that holds them.
+    fn shown(&self, bytes: Range<usize>) -> Option<&[u8]> {
+        self.windows.iter().find_map(|(start, text)| {
+            let local = bytes.start.checked_sub(*start)?..bytes.end.checked_sub(*start)?;
+            text.as_bytes().get(local)
+        })
+    }
 }
 
 impl SourceCode for LinedSource {
@@ -263,7 +274,7 @@ impl SourceCode for LinedSource {
             context_lines_after,
         );
         let (start, first) = (bytes.start, self.line_of(bytes.start));
-        let window = &self.text.as_bytes()[bytes];
+        let window = self.shown(bytes).ok_or(MietteError::OutOfBounds)?;
         let local = SourceSpan::new((span.offset().saturating_sub(start)).into(), span.len());
         let contents = window.read_span(&local, context_lines_before, context_lines_after)?;
         Ok(Box::new(MietteSpanContents::new_named(
@@ -356,7 +367,8 @@ mod tests {
         ];
         let mut compared = 0;
         for text in texts {
-            let lined = LinedSource::from_text("t.yaml", text.to_string());
+            let mut lined = LinedSource::lines_of("t.yaml", text);
+            lined.windows.push((0, text.to_string()));
             for offset in 0..=text.len() {
                 for len in [0, 1, 3, 7] {
                     for context in 0..3 {
@@ -386,7 +398,8 @@ mod tests {
     fn a_read_touches_only_the_lines_around_the_span() {
         let text: String = (0..100_000).map(|i| format!("k{i}: {i}\n")).collect();
         let offset = text.len() - 20;
-        let lined = LinedSource::from_text("t.yaml", text);
+        let mut lined = LinedSource::lines_of("t.yaml", &text);
+        lined.windows.push((0, text));
         let contents = lined
             .read_span(&SourceSpan::new(offset.into(), 3), 2, 2)
             .unwrap();
