@@ -106,7 +106,8 @@ fn parse_in_parts<I: Items>(
     // When the cut is in another list the sink declines an item, or the join sees the key differ.
     let streamed_body = streamed.is_some();
     let (head, later) = std::thread::scope(|scope| {
-        let later = scope.spawn(|| {
+        // A thread that cannot be started leaves the file to one parse.
+        let later = std::thread::Builder::new().spawn_scoped(scope, || {
             let end = list_end(text, cut);
             let part = Part::Body {
                 streamed: streamed_body,
@@ -116,9 +117,10 @@ fn parse_in_parts<I: Items>(
                 .then(|| parse::parse::<I>(&text[end..], base + end, limits, Part::Tail, streamed));
             (end, body, tail)
         });
+        let later = later.ok()?;
         let head = parse::parse::<I>(&text[..cut.at], base, limits, Part::Head, streamed);
-        (head, later.join())
-    });
+        Some((head, later.join()))
+    })?;
     let (end, body, tail) = later.ok()?;
     let parts = Parts {
         base,
