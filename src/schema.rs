@@ -1,11 +1,17 @@
 //! The JSON Schema of the spec: generated from the `spec` model (draft-07, what editors' YAML
 //! language servers support), and the validation of a loaded document against it (HG002).
+//!
+//! Checking a spec does no schema work when the spec is valid: a document that types strictly
+//! (`strict`) and holds nothing that only the schema checks is one the schema accepts, so the
+//! validators are compiled, from the committed schema, only for a document that fails.
+
+mod strict;
 
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::load::{Document, escape_pointer_token};
 use crate::rules::input::SCHEMA_VIOLATION;
 use crate::source::SourceFile;
-use crate::spec::Spec;
+use crate::spec::{Node, Spec};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
@@ -106,6 +112,24 @@ fn drop_null_alternatives(schema: &mut Value) {
     }
 }
 
+/// The schema as committed (a test keeps it equal to what [`generate`] makes): read when a
+/// document needs validating, instead of generating it in every run.
+const COMMITTED: &str = include_str!("../schemas/hybridgen.schema.json");
+
+/// A node as the schema accepts it, typed; `None` when only the schema can say what is wrong.
+pub(crate) fn accepted_node(item: Value) -> Option<Node> {
+    strict::type_strictly::<Node>(item).filter(|node| !node.roles.is_empty())
+}
+
+/// The spec as the schema accepts it: the document without its node list (`top`, whose `nodes`
+/// is empty) typed, with the nodes typed one by one as they were read. `None` when only the
+/// schema can say what is wrong, or when an empty node list breaks its `minItems`.
+pub(crate) fn accepted_spec(top: Value, nodes: Vec<Node>) -> Option<Spec> {
+    let mut spec = strict::type_strictly::<Spec>(top)?;
+    spec.nodes = nodes;
+    (!spec.nodes.is_empty()).then_some(spec)
+}
+
 struct CompiledSchema {
     schema: Value,
     /// The whole document, with the node list cut to its first entry.
@@ -117,7 +141,7 @@ struct CompiledSchema {
 
 /// Compiled once per process, however many files one run checks.
 static COMPILED: LazyLock<CompiledSchema> = LazyLock::new(|| {
-    let schema = generate();
+    let schema: Value = serde_json::from_str(COMMITTED).unwrap_or_default();
     let document = jsonschema::draft7::new(&schema).ok();
     let node_schema = serde_json::json!({
         "$ref": "#/definitions/Node",

@@ -59,14 +59,27 @@ fn target(out: &Path, relative: &str) -> Result<PathBuf, WriteError> {
     Ok(out.join(path))
 }
 
+/// The directories one render has checked or created, so that it looks at each only once: a
+/// 65,536-node spec writes 16,384 Windows node directories.
+#[derive(Default)]
+struct Directories {
+    checked: BTreeSet<PathBuf>,
+    /// Those this render created: they held nothing before it.
+    created: BTreeSet<PathBuf>,
+}
+
 /// Creates `dir` and its parents below `out`, refusing any that exists as a symlink or a file.
-fn ensure_directory(out: &Path, dir: &Path) -> Result<(), WriteError> {
+fn ensure_directory(out: &Path, dir: &Path, seen: &mut Directories) -> Result<(), WriteError> {
     let mut current = out.to_path_buf();
     let relative = dir
         .strip_prefix(out)
         .map_err(|_| error(dir, "refusing", "outside the output directory"))?;
     for part in relative.components() {
         current.push(part);
+        if seen.checked.contains(&current) {
+            continue;
+        }
+        seen.checked.insert(current.clone());
         match fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 return Err(error(
@@ -84,7 +97,9 @@ fn ensure_directory(out: &Path, dir: &Path) -> Result<(), WriteError> {
             }
             Ok(_) => {}
             Err(_) => match fs::create_dir(&current) {
-                Ok(()) => {}
+                Ok(()) => {
+                    seen.created.insert(current.clone());
+                }
                 // Another render created it meanwhile: a directory is fine, anything else is not.
                 Err(cause) if cause.kind() == io::ErrorKind::AlreadyExists => {
                     match fs::symlink_metadata(&current) {
@@ -623,22 +638,30 @@ fn stage(
     staged: &mut Vec<(PathBuf, PathBuf)>,
 ) -> Result<(), WriteError> {
     let mut visited = BTreeSet::new();
+    let mut seen = Directories::default();
     for artifact in artifacts {
         let destination = target(out, &artifact.path)?;
         let parent = destination.parent().unwrap_or(out);
-        ensure_directory(out, parent)?;
-        if visited.insert(parent.to_path_buf()) {
+        ensure_directory(out, parent, &mut seen)?;
+        // A directory this render created holds no leftovers and no earlier file.
+        let fresh = seen.created.contains(parent);
+        if visited.insert(parent.to_path_buf()) && !fresh {
             clear_leftovers(parent);
         }
-        match fs::symlink_metadata(&destination) {
-            Ok(meta) if meta.file_type().is_symlink() => {
+        let existing = if fresh {
+            None
+        } else {
+            fs::symlink_metadata(&destination).ok()
+        };
+        match existing {
+            Some(meta) if meta.file_type().is_symlink() => {
                 return Err(error(
                     &destination,
                     "refusing to replace the symlink",
                     "remove it first",
                 ));
             }
-            Ok(_) => {
+            Some(_) => {
                 let current = fs::read(&destination).unwrap_or_default();
                 if current == artifact.contents.as_bytes() {
                     written.unchanged.push(artifact.path.clone());
@@ -652,7 +675,7 @@ fn stage(
                     ));
                 }
             }
-            Err(_) => {}
+            None => {}
         }
         let temporary = staging_path(&destination);
         staged.push((temporary.clone(), destination));

@@ -29,7 +29,8 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(style.width)
-        .with_links(false);
+        .with_links(false)
+        .with_context_lines(CONTEXT_LINES);
     let mut out = String::new();
     for report in reports {
         if style.show_plan {
@@ -42,10 +43,7 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
         // The masked copy of the text is made only when a finding will show part of it; what a
         // terminal would act on in it is shown as `?`, byte for byte.
         if !report.findings.is_empty() {
-            let source = LinedSource::new(
-                &escape::inline(report.name()),
-                escape::same_length(&report.display_text()),
-            );
+            let source = LinedSource::shown(report);
             for finding in &report.findings {
                 let drawn = Drawn {
                     finding,
@@ -242,15 +240,44 @@ struct LinedSource {
     line_starts: Vec<usize>,
 }
 
+/// Lines of context miette shows above and below a finding.
+const CONTEXT_LINES: usize = 1;
+
 impl LinedSource {
+    /// The lines a report's findings show, as [`FileReport::shown_text`] gives them, under the
+    /// report's name as a terminal may get it.
+    fn shown(report: &FileReport) -> Self {
+        let raw = report.file.source.text();
+        // Line starts as the shown text has them: a lone `\r` is shown as `?`, never a break.
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', raw.as_bytes()).map(|at| at + 1))
+            .collect();
+        let windows: Vec<std::ops::Range<usize>> = report
+            .findings
+            .iter()
+            .map(|finding| {
+                // Every label of the finding, and what lies between them: miette draws labels
+                // that are close in one snippet.
+                let spans = std::iter::once(&finding.primary.span)
+                    .chain(finding.secondary.iter().map(|(place, _)| &place.span));
+                let start = spans.clone().map(|span| span.start).min().unwrap_or(0);
+                let end = spans.map(|span| span.end).max().unwrap_or(0);
+                lines_around(
+                    &line_starts,
+                    raw.len(),
+                    start..end,
+                    (CONTEXT_LINES, CONTEXT_LINES),
+                )
+            })
+            .collect();
+        LinedSource::new(&escape::inline(report.name()), report.shown_text(&windows))
+    }
+
     fn new(name: &str, text: String) -> Self {
         let bytes = text.as_bytes();
-        let breaks = bytes.iter().enumerate().filter(|&(at, &byte)| {
-            byte == b'\n' || (byte == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
-        });
-        let line_starts = std::iter::once(0)
-            .chain(breaks.map(|(at, _)| at + 1))
-            .collect();
+        let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes)
+            .filter(|&at| bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n'));
+        let line_starts = std::iter::once(0).chain(breaks.map(|at| at + 1)).collect();
         LinedSource {
             name: name.to_string(),
             text,
@@ -324,6 +351,26 @@ impl LinedSource {
     }
 }
 
+/// The bytes `read_span` hands miette for a span: from a line before the first context line to
+/// a line past the last one.
+fn lines_around(
+    line_starts: &[usize],
+    text_len: usize,
+    span: std::ops::Range<usize>,
+    (before, after): (usize, usize),
+) -> std::ops::Range<usize> {
+    let line_of = |offset: usize| {
+        line_starts
+            .partition_point(|&start| start <= offset)
+            .saturating_sub(1)
+    };
+    let first = line_of(span.start).saturating_sub(before + 1);
+    let last = line_of(span.start.max(span.end.saturating_sub(1))) + after + 2;
+    let start = line_starts.get(first).copied().unwrap_or(0);
+    let end = line_starts.get(last).copied().unwrap_or(text_len);
+    start..end.max(start)
+}
+
 impl SourceCode for LinedSource {
     fn read_span<'a>(
         &'a self,
@@ -338,20 +385,19 @@ impl SourceCode for LinedSource {
         // window as it would the whole file, and its answer is shifted back by the lines above
         // the window. (The extra line keeps a span from starting the window, where miette's
         // reading of an empty span differs.)
-        let first = self
-            .line_of(span.offset())
-            .saturating_sub(context_lines_before + 1);
-        let last_byte = span.offset() + span.len().saturating_sub(1);
-        let after = self.line_of(last_byte) + context_lines_after + 2;
-        let start = self.line_starts[first];
-        let end = self
-            .line_starts
-            .get(after)
-            .copied()
-            .unwrap_or(self.text.len());
-        let local = SourceSpan::new((span.offset().saturating_sub(start)).into(), span.len());
         let context = (context_lines_before, context_lines_after);
-        self.read_window(start..end.max(start), first, &local, context)
+        let window = lines_around(
+            &self.line_starts,
+            self.text.len(),
+            span.offset()..span.offset() + span.len(),
+            context,
+        );
+        let first = self.line_of(window.start);
+        let local = SourceSpan::new(
+            (span.offset().saturating_sub(window.start)).into(),
+            span.len(),
+        );
+        self.read_window(window, first, &local, context)
     }
 }
 

@@ -8,6 +8,7 @@ pub mod sarif;
 
 use crate::diagnostic::Rule;
 use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::escape;
 use crate::load::LoadedFile;
 use crate::plan::Plan;
 use crate::source::{Position, SourceFile};
@@ -124,18 +125,45 @@ impl<'a> FileReport<'a> {
         self.file.source.name()
     }
 
-    /// The file's text as reports may show it: inline secret values, and anything shaped like a
-    /// bootstrap token or a CA hash, masked.
-    pub fn display_text(&self) -> String {
+    /// The file's text as reports show it, for `windows` (byte ranges of whole lines): inline
+    /// secret values, and anything shaped like a bootstrap token or a CA hash, masked with `*`,
+    /// and every control character a terminal would act on shown as `?`, byte for byte. Every
+    /// other byte is blank, line breaks kept, so that positions stay put, nothing unmasked can be
+    /// shown, and only the windows are scanned: a report does not mask a whole 8.5 MiB spec to
+    /// show a few lines of it.
+    pub fn shown_text(&self, windows: &[Range<usize>]) -> String {
         let text = self.file.source.text();
-        if self.file.spans.is_some() {
-            return crate::redact::masked(text, &self.file.inline_secrets);
-        }
-        // A file that did not load has no spans to find the secret fields by: they are found
-        // by their place in the text instead.
         let mut secrets = self.file.inline_secrets.clone();
-        secrets.extend(crate::redact::secret_values_by_place(text));
-        crate::redact::masked(text, &secrets)
+        if self.file.spans.is_none() {
+            // A file that did not load has no spans to find the secret fields by: they are
+            // found by their place in the text instead.
+            secrets.extend(crate::redact::secret_values_by_place(text));
+        }
+        let mut shown: Vec<u8> = text
+            .bytes()
+            .map(|byte| if byte == b'\n' { b'\n' } else { b' ' })
+            .collect();
+        for window in windows {
+            let Some(part) = text.get(window.clone()) else {
+                continue;
+            };
+            let inside: Vec<Range<usize>> = secrets
+                .iter()
+                .filter_map(|span| {
+                    let (start, end) = (span.start.max(window.start), span.end.min(window.end));
+                    (start < end).then(|| start - window.start..end - window.start)
+                })
+                .collect();
+            let masked = escape::same_length(&crate::redact::masked(part, &inside));
+            // Both keep the length byte for byte; a window that did not stays blank.
+            if let Some(place) = shown
+                .get_mut(window.clone())
+                .filter(|place| place.len() == masked.len())
+            {
+                place.copy_from_slice(masked.as_bytes());
+            }
+        }
+        String::from_utf8(shown).unwrap_or_default()
     }
 
     /// Every finding of this severity, shown or not.
