@@ -42,6 +42,11 @@ pub(crate) fn secret_shapes(text: &str) -> Vec<Range<usize>> {
 /// The keys whose values are join secrets in a spec (`windows.controlPlane`), wherever they stand.
 const SECRET_KEYS: [&str; 2] = ["kubeadmToken", "kubeadmCaHash"];
 
+/// Whether a spec key holds a join secret, whose value no message may quote.
+pub fn is_secret_key(key: &str) -> bool {
+    SECRET_KEYS.contains(&key)
+}
+
 /// Where a text that may not load as YAML (an unclosed quote, a duplicate key, a value that is a
 /// mapping) holds a secret key's value: from the key's `:` to the end of its line, and the lines
 /// below it that are indented deeper (a block scalar, a quoted value running on). A `{fromEnv:

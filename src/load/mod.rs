@@ -6,6 +6,7 @@ mod parse;
 mod scalar;
 mod span_index;
 mod split;
+mod syntax;
 
 pub use span_index::{SpanIndex, escape as escape_pointer_token};
 
@@ -118,6 +119,12 @@ impl LoadError {
 
     fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    /// The same error in a text that starts `base` bytes into the file.
+    fn shifted(mut self, base: usize) -> Self {
+        self.span = self.span.start + base..self.span.end + base;
         self
     }
 }

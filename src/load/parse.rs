@@ -85,10 +85,13 @@ pub(super) fn parse<I: Items>(
     let mut builder = Builder::new(text.len(), base, limits, part, streamed);
     for event in Parser::new_from_str_with_options(text, options) {
         let (event, span) = event.map_err(|error| {
-            let at = error.marker().byte_offset().unwrap_or(0) + base;
+            let local = error.marker().byte_offset().unwrap_or(0);
+            let at = local + base;
             let message = error.kind().to_string();
             if message.contains("recursion limit") || message.contains("nesting limit") {
                 Stop::Error(nesting_error(at..at))
+            } else if let Some(mistake) = super::syntax::diagnose(text, local, error.kind()) {
+                Stop::Error(mistake.shifted(base))
             } else {
                 Stop::Error(LoadError::new(at..at, message))
             }
