@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Whole-process benchmark: `hybridgen plan` and `hybridgen render`, a new process per run, side by
 # side with yamllint on the same files. Installs what it needs (hyperfine from Debian's packages,
-# yamllint from PyPI into target/bench/venv), then prints Markdown tables for BENCHMARKS.md.
+# yamllint from PyPI into target/bench/venv), then prints Markdown tables for BENCHMARKS.md. Where
+# valgrind is installed, each command's instruction count (callgrind) is printed beside its times:
+# unlike the times, it does not depend on what else the machine runs (see BENCH_INSTRUCTIONS).
 #
 #   bash benches/process.sh                    # N = 3, 100, 5000, 65536 and the main example
 #   BENCH_SIZES="3 100" BENCH_RUNS=5 bash benches/process.sh   # a quick run
@@ -41,6 +43,14 @@ for n in $sizes; do
     specs+=("$out/specs/nodes-$n.yaml")
 done
 
+# Instructions are counted where valgrind is installed, except in CI, which only checks that the
+# script runs (BENCH_INSTRUCTIONS=1 or 0 decides either way).
+count_instructions=${BENCH_INSTRUCTIONS:-}
+if [ -z "$count_instructions" ]; then
+    count_instructions=0
+    command -v valgrind >/dev/null && [ -z "${CI:-}" ] && count_instructions=1
+fi
+
 # The generated specs read their kubeadm secrets from the environment; these are placeholders.
 export KUBEADM_TOKEN=abcdef.0123456789abcdef
 export KUBEADM_CA_HASH=sha256:0000000000000000000000000000000000000000000000000000000000000000
@@ -53,8 +63,15 @@ for spec in "${specs[@]}"; do
     echo "== $name ($bytes bytes)" >&2
     # Each render run starts from an empty directory, so every file is written.
     # -N: no shell between hyperfine and the command, so milliseconds are the command's own.
+    # The process floor, beside the main example: what starting hybridgen costs.
+    floor_prepare=()
+    floor=()
+    if [ "$spec" = "${specs[0]}" ]; then
+        floor_prepare=(--prepare true)
+        floor=(-n version "$hybridgen --version")
+    fi
     hyperfine -N --style basic --warmup 3 --runs "$runs" --export-json "$out/json/$name.hybridgen.json" \
-        --prepare true --prepare "rm -rf $out/render" \
+        "${floor_prepare[@]}" --prepare true --prepare "rm -rf $out/render" "${floor[@]}" \
         -n plan "$hybridgen plan --quiet --color never $spec" \
         -n render "$hybridgen render $spec --out $out/render" >&2
     hyperfine -N --style basic --warmup 1 --runs "$n" --export-json "$out/json/$name.yamllint.json" \
@@ -64,6 +81,12 @@ for spec in "${specs[@]}"; do
         plan "$hybridgen plan --quiet --color never $spec" \
         render "$hybridgen render $spec --out $out/render" \
         yamllint "$yamllint -d relaxed $spec"
+    if [ "$count_instructions" = 1 ]; then
+        rm -rf "$out/render"
+        python3 "$root/benches/report.py" instructions "$out/json/$name.instructions.json" \
+            plan "$hybridgen plan --quiet --color never $spec" \
+            render "$hybridgen render $spec --out $out/render"
+    fi
 done
 
 python3 "$root/benches/report.py" process "$out/json" "${specs[@]}"

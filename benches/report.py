@@ -3,6 +3,7 @@
   report.py stages [CRITERION_DIR]      criterion's per-stage results (cargo bench --bench stages)
   report.py verify [CRITERION_DIR]      the same for `cargo bench --bench verify`
   report.py peak OUT.json LABEL CMD...  peak RSS of each command (max of 3 runs), saved as JSON
+  report.py instructions OUT.json LABEL CMD...  instructions of each command (callgrind), as JSON
   report.py process JSON_DIR SPEC...    benches/process.sh's hyperfine results and peak RSS
 """
 
@@ -71,6 +72,27 @@ def peak(out, pairs):
     json.dump(result, open(out, "w"))
 
 
+def instructions(out, pairs):
+    """Counts each command's instructions under callgrind (both threads, when there are two)."""
+    result = {}
+    for label, command in zip(pairs[::2], pairs[1::2]):
+        run = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *shlex.split(command)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        collected = [line for line in run.stderr.splitlines() if "Collected" in line]
+        result[label] = int(collected[-1].split()[-1]) if collected else None
+    json.dump(result, open(out, "w"))
+
+
+def count(instructions):
+    if instructions is None:
+        return "–"
+    return f"{instructions / 1e6:.2f}M" if instructions < 1e8 else f"{instructions / 1e6:,.0f}M"
+
+
 def nodes_in(spec):
     with open(spec) as text:
         return sum(1 for line in text if line.startswith("  - name:"))
@@ -78,28 +100,41 @@ def nodes_in(spec):
 
 def process(folder, specs):
     print(
-        "| spec | nodes | size | `plan` | `render` | yamllint | yamllint ÷ plan "
-        "| peak RSS plan / render / yamllint |"
+        "| spec | nodes | size | `plan` | instructions | `render` | instructions | render ÷ plan "
+        "| yamllint | yamllint ÷ plan | peak RSS plan / render / yamllint |"
     )
-    print("|---|---|---|---|---|---|---|---|")
-    plans = {}
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    plans, counts, floor = {}, {}, None
+    cell = lambda r: f"{duration(r['median'])} ({duration(r['min'])}–{duration(r['max'])})"
     for spec in specs:
         name = os.path.basename(spec).removesuffix(".yaml")
         ours = {r["command"]: r for r in json.load(open(f"{folder}/{name}.hybridgen.json"))["results"]}
         theirs = json.load(open(f"{folder}/{name}.yamllint.json"))["results"][0]
         rss = json.load(open(f"{folder}/{name}.peak.json"))
-        cell = lambda r: f"{duration(r['median'])} ({duration(r['min'])}–{duration(r['max'])})"
+        try:
+            counted = json.load(open(f"{folder}/{name}.instructions.json"))
+        except FileNotFoundError:
+            counted = {}
         nodes = nodes_in(spec)
         plans[nodes] = ours["plan"]["median"]
+        counts[nodes] = counted.get("plan")
+        floor = floor or ours.get("version")
         size = os.path.getsize(spec)
         size = f"{size / 1024:.0f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
         print(
-            f"| {name} | {nodes:,} | {size} | {cell(ours['plan'])} | {cell(ours['render'])} "
+            f"| {name} | {nodes:,} | {size} | {cell(ours['plan'])} | {count(counted.get('plan'))} "
+            f"| {cell(ours['render'])} | {count(counted.get('render'))} "
+            f"| {ours['render']['median'] / ours['plan']['median']:.2f} "
             f"| {cell(theirs)} | {theirs['median'] / ours['plan']['median']:.0f}× "
             f"| {rss['plan'] / 1024:.0f} / {rss['render'] / 1024:.0f} / {rss['yamllint'] / 1024:.0f} MB |"
         )
+    if floor:
+        print(f"\n- process floor, `hybridgen --version`: {cell(floor)}")
     if 5000 in plans and 65536 in plans:
-        print(f"\n- `plan`: time(65,536) / time(5,000) = {plans[65536] / plans[5000]:.1f}")
+        print(f"- `plan`: time(65,536) / time(5,000) = {plans[65536] / plans[5000]:.1f}")
+        if counts.get(5000) and counts.get(65536):
+            growth = counts[65536] / counts[5000]
+            print(f"- `plan`: instructions(65,536) / instructions(5,000) = {growth:.1f}")
 
 
 if __name__ == "__main__":
@@ -110,6 +145,8 @@ if __name__ == "__main__":
         stages(arguments[0] if arguments else "target/criterion", VERIFY_STAGES, VERIFY_SIZES)
     elif command == "peak":
         peak(arguments[0], arguments[1:])
+    elif command == "instructions":
+        instructions(arguments[0], arguments[1:])
     elif command == "process":
         process(arguments[0], arguments[1:])
     else:

@@ -15,6 +15,7 @@
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
+pub mod escape;
 pub mod live;
 pub mod load;
 pub mod pipeline;

@@ -1,13 +1,14 @@
 //! One file through the whole check: load → API version → schema → typed spec → plan → rules.
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
-use crate::load::{self, Document, LoadedFile};
+use crate::load::{self, Document, LoadedFile, SpanIndex};
 use crate::plan::Plan;
 use crate::render;
 use crate::report::FileReport;
 use crate::rules::{self, input};
 use crate::schema;
-use crate::spec::Spec;
+use crate::source::SourceFile;
+use crate::spec::{Node, Secret, Spec};
 use serde::Deserialize;
 
 /// What checking one file produced: its text, spans, plan (when it got that far) and findings.
@@ -24,31 +25,58 @@ pub struct Checked {
 }
 
 /// Checks the raw bytes of one spec file. Each stage runs only on what the previous one accepted.
+///
+/// A valid spec takes the short way: each node is typed as the parser closes it and its JSON value
+/// dropped at once, and the document is typed as strictly as the schema reads it, so the schema
+/// is never compiled. Anything the short way cannot settle (a node or field that does not type, a
+/// value only the schema checks, a wrong `apiVersion`) sends the file the reference way, which
+/// gives the same findings by construction; `tests/differential.rs` holds the two equal.
 pub fn check(name: &str, bytes: Vec<u8>) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
-    let mut checked = Checked {
-        file: LoadedFile::new(source, None),
-        spec: None,
-        plan: None,
-        diagnostics: Vec::new(),
-        artifacts: Vec::new(),
+    if decoded.is_err() {
+        return check_thoroughly(source, decoded);
+    }
+    match check_briefly(source) {
+        Ok(checked) => checked,
+        Err(source) => check_thoroughly(source, Ok(())),
+    }
+}
+
+/// The short way, or the source back when the file needs the reference way.
+fn check_briefly(source: SourceFile) -> Result<Checked, SourceFile> {
+    let streamed = match load::load_streamed::<TypedNodes>(&source, "nodes") {
+        Ok(Some(streamed)) => streamed,
+        Ok(None) => return Err(source),
+        Err(error) => return Ok(Checked::new(source).syntax_error(error)),
     };
+    let Document { value, spans } = streamed.document;
+    let accepted = input::check_api_version(&value)
+        .is_empty()
+        .then(|| schema::accepted_spec(value, streamed.items.0))
+        .flatten();
+    let Some(spec) = accepted else {
+        return Err(source);
+    };
+    let mut checked = Checked::new(source);
+    checked.file.inline_secrets = typed_inline_secret_spans(&spec, &spans);
+    checked.file.spans = Some(spans);
+    checked.finish(spec);
+    Ok(checked)
+}
+
+/// The reference way: the whole document as a JSON value, checked against the JSON Schema, then
+/// typed. What [`check`] falls back to; public so that tests can hold the two equal.
+pub fn check_reference(name: &str, bytes: Vec<u8>) -> Checked {
+    let (source, decoded) = load::decode(name, bytes);
+    check_thoroughly(source, decoded)
+}
+
+fn check_thoroughly(source: SourceFile, decoded: Result<(), load::LoadError>) -> Checked {
+    let mut checked = Checked::new(source);
     let loaded = decoded.and_then(|()| load::load(&checked.file.source));
     let document = match loaded {
         Ok(document) => document,
-        Err(error) => {
-            let mut diagnostic = Diagnostic::new(
-                &input::YAML_SYNTAX,
-                Location::Bytes(error.span),
-                error.message,
-            )
-            .label("here");
-            diagnostic.help = error.help;
-            checked
-                .diagnostics
-                .push(diagnostic.help_or("fix the YAML syntax at this place"));
-            return checked;
-        }
+        Err(error) => return checked.syntax_error(error),
     };
     checked.file.inline_secrets = inline_secret_spans(&document);
     checked.diagnostics = input::check_api_version(&document.value);
@@ -63,13 +91,7 @@ pub fn check(name: &str, bytes: Vec<u8>) -> Checked {
         let typed = Spec::deserialize(&value);
         drop(value);
         match typed {
-            Ok(spec) => {
-                let plan = Plan::build(&spec);
-                checked.diagnostics = rules::run(&spec, &plan);
-                checked.artifacts = artifact_paths(&spec, &plan, &checked.diagnostics);
-                checked.spec = Some(spec);
-                checked.plan = Some(plan);
-            }
+            Ok(spec) => checked.finish(spec),
             Err(error) => checked.diagnostics.push(
                 Diagnostic::new(
                     &input::SCHEMA_VIOLATION,
@@ -81,6 +103,26 @@ pub fn check(name: &str, bytes: Vec<u8>) -> Checked {
         }
     }
     checked
+}
+
+/// The spec's nodes, each typed as the parser closes it.
+#[derive(Default)]
+struct TypedNodes(Vec<Node>);
+
+impl load::Items for TypedNodes {
+    fn take(&mut self, item: serde_json::Value) -> bool {
+        match schema::accepted_node(item) {
+            Some(node) => {
+                self.0.push(node);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn append(&mut self, later: Self) {
+        self.0.extend(later.0);
+    }
 }
 
 /// The paths `render` would write; nothing is rendered.
@@ -104,6 +146,25 @@ const SECRET_POINTERS: [&str; 3] = [
     "/rke2/token",
 ];
 
+/// The spans of the secret fields of a typed spec whose value is written out.
+fn typed_inline_secret_spans(spec: &Spec, spans: &SpanIndex) -> Vec<std::ops::Range<usize>> {
+    let control_plane = spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.control_plane.as_ref());
+    let [kubeadm_token, kubeadm_ca_hash] = control_plane.map_or([None, None], |control_plane| {
+        [&control_plane.kubeadm_token, &control_plane.kubeadm_ca_hash].map(Option::as_ref)
+    });
+    let rke2_token = spec.rke2.as_ref().and_then(|rke2| rke2.token.as_ref());
+    let secrets = [kubeadm_token, kubeadm_ca_hash, rke2_token];
+    SECRET_POINTERS
+        .iter()
+        .zip(secrets)
+        .filter(|(_, secret)| matches!(secret, Some(Secret::Inline(_))))
+        .filter_map(|(pointer, _)| spans.value_span(pointer))
+        .collect()
+}
+
 /// The spans of the secret fields whose value is written out rather than taken `fromEnv`.
 fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
     SECRET_POINTERS
@@ -119,6 +180,39 @@ fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
 }
 
 impl Checked {
+    fn new(source: SourceFile) -> Self {
+        Checked {
+            file: LoadedFile::new(source, None),
+            spec: None,
+            plan: None,
+            diagnostics: Vec::new(),
+            artifacts: Vec::new(),
+        }
+    }
+
+    /// The file is not YAML a spec can use: one HG001 finding.
+    fn syntax_error(mut self, error: load::LoadError) -> Self {
+        let mut diagnostic = Diagnostic::new(
+            &input::YAML_SYNTAX,
+            Location::Bytes(error.span),
+            error.message,
+        )
+        .label("here");
+        diagnostic.help = error.help;
+        self.diagnostics
+            .push(diagnostic.help_or("fix the YAML syntax at this place"));
+        self
+    }
+
+    /// Plans a typed spec and runs the rules on it.
+    fn finish(&mut self, spec: Spec) {
+        let plan = Plan::build(&spec);
+        self.diagnostics = rules::run(&spec, &plan);
+        self.artifacts = artifact_paths(&spec, &plan, &self.diagnostics);
+        self.spec = Some(spec);
+        self.plan = Some(plan);
+    }
+
     /// The typed spec and its plan, when checking got that far; the rest is dropped.
     pub fn into_spec_and_plan(self) -> Option<(Spec, Plan)> {
         self.spec.zip(self.plan)
@@ -130,6 +224,49 @@ impl Checked {
         match (&self.spec, &self.plan) {
             (Some(spec), Some(plan)) => report.with_plan(spec, plan, &self.artifacts),
             _ => report,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every valid fixture and example takes the short way: no schema work, nodes typed as read.
+    #[test]
+    fn valid_specs_take_the_short_way() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut checked = 0;
+        for folder in ["examples", "tests/fixtures/valid", "tests/fixtures/render"] {
+            for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "yaml") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let source = SourceFile::new(path.display().to_string(), text);
+                    assert!(check_briefly(source).is_ok(), "{}", path.display());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 160, "{checked} specs");
+    }
+
+    /// What only the schema reports sends a spec the reference way, whose finding it is.
+    #[test]
+    fn what_only_the_schema_reports_takes_the_reference_way() {
+        let example = include_str!("../examples/kubeadm-vxlan-windows.yaml");
+        for (from, to) in [
+            ("  vni: 4096", "  vni:"),
+            ("roles: [worker]", "roles: []"),
+            (
+                "metadata:\n  name: kubeadm-vxlan-windows",
+                "metadata: [kubeadm-vxlan-windows]",
+            ),
+            ("apiVersion: hybridgen/v1", "apiVersion: hybridgen/v2"),
+        ] {
+            assert!(example.contains(from), "{from}");
+            let source = SourceFile::new("s.yaml", example.replacen(from, to, 1));
+            assert!(check_briefly(source).is_err(), "{to}");
         }
     }
 }

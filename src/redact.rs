@@ -39,9 +39,83 @@ pub(crate) fn secret_shapes(text: &str) -> Vec<Range<usize>> {
     tokens.chain(hashes).collect()
 }
 
+/// The keys whose values are join secrets in a spec (`windows.controlPlane`), wherever they stand.
+const SECRET_KEYS: [&str; 2] = ["kubeadmToken", "kubeadmCaHash"];
+
+/// Whether a spec key holds a join secret, whose value no message may quote.
+pub fn is_secret_key(key: &str) -> bool {
+    SECRET_KEYS.contains(&key)
+}
+
+/// Where a text that may not load as YAML (an unclosed quote, a duplicate key, a value that is a
+/// mapping) holds a secret key's value: from the key's `:` to the end of its line, and the lines
+/// below it that are indented deeper (a block scalar, a quoted value running on). A `{fromEnv:
+/// NAME}` reference is no secret and is left as it is.
+pub fn secret_values_by_place(text: &str) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    let mut lines = text.split_inclusive('\n').scan(0, |at, line| {
+        let start = *at;
+        *at += line.len();
+        Some((start, line))
+    });
+    let mut pending: Option<(usize, Range<usize>)> = None;
+    for (start, line) in &mut lines {
+        let body = line.trim_start_matches([' ', '-']);
+        let indent = line.len() - body.len();
+        if let Some((key_indent, span)) = pending.take() {
+            let blank = line.trim().is_empty();
+            if blank || indent > key_indent {
+                pending = Some((key_indent, span.start..start + line.len()));
+                continue;
+            }
+            spans.push(span);
+        }
+        let Some(colon) = secret_key_colon(body) else {
+            continue;
+        };
+        let value = body[colon + 1..].trim();
+        if value.starts_with("{") && value.contains("fromEnv") {
+            continue;
+        }
+        let from = start + indent + colon + 1;
+        pending = Some((indent, from..start + line.len()));
+    }
+    spans.extend(pending.map(|(_, span)| span));
+    spans
+}
+
+/// The position of the `:` after a secret key at the start of `line` (bare or quoted).
+fn secret_key_colon(line: &str) -> Option<usize> {
+    SECRET_KEYS.iter().find_map(|key| {
+        let unquoted = line.trim_start_matches(['"', '\'']);
+        let rest = unquoted.strip_prefix(key)?;
+        let rest_trimmed = rest.trim_start_matches(['"', '\'', ' ', '\t']);
+        rest_trimmed
+            .starts_with(':')
+            .then(|| line.len() - rest_trimmed.len())
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::masked;
+    use super::{masked, secret_values_by_place};
+
+    #[test]
+    fn secrets_in_text_that_does_not_load_are_masked_by_place() {
+        let token = "abcdef.0123456789zzzzzz";
+        for text in [
+            format!("windows:\n  controlPlane:\n    kubeadmToken: \"{token}\n    other: 1\n"),
+            format!("kubeadmToken: x-{token}\nkubeadmToken: again-{token}\n"),
+            format!("kubeadmToken: a: {token}\n"),
+            format!("\"kubeadmCaHash\": |\n  {token}\n  more-{token}\nnext: 1\n"),
+        ] {
+            let shown = masked(&text, &secret_values_by_place(&text));
+            assert!(!shown.contains(token), "{shown}");
+            assert_eq!(shown.len(), text.len());
+        }
+        let reference = "kubeadmToken: {fromEnv: KUBEADM_TOKEN}\n";
+        assert!(secret_values_by_place(reference).is_empty());
+    }
 
     #[test]
     fn token_and_hash_shapes_are_masked_in_place() {

@@ -1,11 +1,17 @@
 //! The JSON Schema of the spec: generated from the `spec` model (draft-07, what editors' YAML
 //! language servers support), and the validation of a loaded document against it (HG002).
+//!
+//! Checking a spec does no schema work when the spec is valid: a document that types strictly
+//! (`strict`) and holds nothing that only the schema checks is one the schema accepts, so the
+//! validators are compiled, from the committed schema, only for a document that fails.
+
+mod strict;
 
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::load::{Document, escape_pointer_token};
 use crate::rules::input::SCHEMA_VIOLATION;
 use crate::source::SourceFile;
-use crate::spec::Spec;
+use crate::spec::{Node, Spec};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
@@ -106,6 +112,24 @@ fn drop_null_alternatives(schema: &mut Value) {
     }
 }
 
+/// The schema as committed (a test keeps it equal to what [`generate`] makes): read when a
+/// document needs validating, instead of generating it in every run.
+const COMMITTED: &str = include_str!("../schemas/hybridgen.schema.json");
+
+/// A node as the schema accepts it, typed; `None` when only the schema can say what is wrong.
+pub(crate) fn accepted_node(item: Value) -> Option<Node> {
+    strict::type_strictly::<Node>(item).filter(|node| !node.roles.is_empty())
+}
+
+/// The spec as the schema accepts it: the document without its node list (`top`, whose `nodes`
+/// is empty) typed, with the nodes typed one by one as they were read. `None` when only the
+/// schema can say what is wrong, or when an empty node list breaks its `minItems`.
+pub(crate) fn accepted_spec(top: Value, nodes: Vec<Node>) -> Option<Spec> {
+    let mut spec = strict::type_strictly::<Spec>(top)?;
+    spec.nodes = nodes;
+    (!spec.nodes.is_empty()).then_some(spec)
+}
+
 struct CompiledSchema {
     schema: Value,
     /// The whole document, with the node list cut to its first entry.
@@ -117,7 +141,7 @@ struct CompiledSchema {
 
 /// Compiled once per process, however many files one run checks.
 static COMPILED: LazyLock<CompiledSchema> = LazyLock::new(|| {
-    let schema = generate();
+    let schema: Value = serde_json::from_str(COMMITTED).unwrap_or_default();
     let document = jsonschema::draft7::new(&schema).ok();
     let node_schema = serde_json::json!({
         "$ref": "#/definitions/Node",
@@ -293,40 +317,39 @@ fn describe(
                 TypeKind::Single(kind) => kind.to_string(),
                 TypeKind::Multiple(kinds) => format!("{kinds:?}"),
             };
+            if pointer.is_empty() && instance.is_null() {
+                return vec![empty_document(source)];
+            }
             let secret = pointer.contains("/kubeadmToken") || pointer.contains("/kubeadmCaHash");
             let written = if secret {
                 "…".to_string()
             } else {
                 written_text(source, document, pointer)
             };
-            let mut diagnostic = Diagnostic::new(
+            let label = field_label(pointer);
+            let found = if secret {
+                "another type (the value is not shown)".to_string()
+            } else {
+                json_type(instance, &written)
+            };
+            let diagnostic = Diagnostic::new(
                 &SCHEMA_VIOLATION,
                 value(pointer),
-                format!(
-                    "`{field}` must be {}, found {}",
-                    article(&expected),
-                    if secret {
-                        "another type (the value is not shown)".to_string()
-                    } else {
-                        json_type(instance)
-                    }
-                ),
+                format!("`{label}` must be {}, found {found}", article(&expected)),
             )
             .label(format!("expected {expected}"));
-            if expected == "string" && (instance.is_number() || instance.is_boolean()) {
-                diagnostic = diagnostic.help(format!(
-                    "quote it so YAML keeps it as written: `{field}: \"{written}\"`"
-                ));
+            let help = if expected == "string" && (instance.is_number() || instance.is_boolean()) {
+                format!("quote it so YAML keeps it as written: `{field}: \"{written}\"`")
             } else if expected == "integer" && instance.is_string() {
-                diagnostic = diagnostic.help(format!(
-                    "remove the quotes: `{field}: {}`",
-                    unquote(&written)
-                ));
+                format!("remove the quotes: `{field}: {}`", unquote(&written))
+            } else if expected == "array" && !(instance.is_array() || instance.is_object()) {
+                format!("write it as a list: `{field}: [{written}]`")
+            } else if expected == "object" && instance.is_string() {
+                mapping_help(schema, pointer, &label, &written)
             } else {
-                diagnostic =
-                    diagnostic.help(format!("give `{field}` {} value", article(&expected)));
-            }
-            vec![diagnostic]
+                format!("give `{label}` {} value", article(&expected))
+            };
+            vec![diagnostic.help(help)]
         }
         ValidationErrorKind::Enum { options } => {
             let allowed: Vec<String> = options
@@ -341,19 +364,7 @@ fn describe(
             let shown = instance
                 .as_str()
                 .map_or_else(|| instance.to_string(), String::from);
-            let help = match nearest(&shown, &allowed) {
-                Some(suggestion) => format!("did you mean `{suggestion}`?"),
-                None => format!("use one of {}", quoted_list(&allowed)),
-            };
-            vec![
-                Diagnostic::new(
-                    &SCHEMA_VIOLATION,
-                    value(pointer),
-                    format!("`{shown}` is not a valid `{field}`"),
-                )
-                .label(format!("expected one of {}", quoted_list(&allowed)))
-                .help(help),
-            ]
+            vec![not_one_of(pointer, &shown, &allowed)]
         }
         ValidationErrorKind::MinItems { limit } => vec![
             Diagnostic::new(
@@ -395,11 +406,105 @@ fn describe(
                 secret_variable(field)
             )),
         ],
+        _ if !documented_values(schema, pointer).is_empty() => {
+            let shown = instance
+                .as_str()
+                .map_or_else(|| instance.to_string(), String::from);
+            vec![not_one_of(
+                pointer,
+                &shown,
+                &documented_values(schema, pointer),
+            )]
+        }
         _ => vec![
             Diagnostic::new(&SCHEMA_VIOLATION, value(pointer), fallback.to_string())
                 .label("does not match the schema")
                 .help("see `hybridgen schema` for the allowed form of this field"),
         ],
+    }
+}
+
+/// A value that is not one of those allowed, with the nearest as a suggestion.
+fn not_one_of(pointer: &str, shown: &str, allowed: &[String]) -> Diagnostic {
+    let help = match nearest(shown, allowed) {
+        Some(suggestion) => format!("did you mean `{suggestion}`?"),
+        None => format!("use one of {}", quoted_list(allowed)),
+    };
+    let what = match pointer.rsplit_once('/') {
+        Some((parent, last)) if last.parse::<usize>().is_ok() => {
+            format!("entry of `{}`", field_name(parent))
+        }
+        _ => format!("`{}`", field_name(pointer)),
+    };
+    Diagnostic::new(
+        &SCHEMA_VIOLATION,
+        value(pointer),
+        format!("`{shown}` is not a valid {what}"),
+    )
+    .label(format!("expected one of {}", quoted_list(allowed)))
+    .help(help)
+}
+
+/// The values of a documented enum (a `oneOf` of string constants, one description each).
+fn documented_values(schema: &Value, pointer: &str) -> Vec<String> {
+    let members = subschema_at(schema, pointer)
+        .and_then(|object| object.get("oneOf"))
+        .and_then(Value::as_array);
+    let values: Vec<String> = members
+        .into_iter()
+        .flatten()
+        .filter_map(|member| member.get("const")?.as_str().map(String::from))
+        .collect();
+    if members.is_some_and(|members| members.len() == values.len()) {
+        values
+    } else {
+        Vec::new()
+    }
+}
+
+/// An empty file (or one of comments only): nothing to check, and the way to a starter.
+fn empty_document(source: &SourceFile) -> Diagnostic {
+    let name = source.name();
+    Diagnostic::new(
+        &SCHEMA_VIOLATION,
+        value(""),
+        "the file holds no spec: it is empty, or comments only",
+    )
+    .label("empty")
+    .help(format!(
+        "write the spec here, starting with `apiVersion: hybridgen/v1` and `kind: Cluster`; for a commented starter, remove the file and run `hybridgen init {name}`"
+    ))
+}
+
+/// How to write a list entry given as a word where a mapping belongs (`- win-0` for a node).
+fn mapping_help(schema: &Value, pointer: &str, label: &str, written: &str) -> String {
+    let required: Vec<String> = subschema_at(schema, pointer)
+        .and_then(|object| object.get("required"))
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(|name| name.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    match required.split_first() {
+        Some((first, rest)) if !rest.is_empty() => format!(
+            "write `{label}` as a mapping with {}: `{first}: {}` and the others on the lines below it",
+            quoted_list(&required),
+            unquote(written)
+        ),
+        _ => format!("give `{label}` an object value"),
+    }
+}
+
+/// A field as messages name it: `version`, or `nodes[1]` for an entry of a list.
+fn field_label(pointer: &str) -> String {
+    match pointer.rsplit_once('/') {
+        Some((parent, last)) if last.parse::<usize>().is_ok() => {
+            format!("{}[{last}]", field_name(parent))
+        }
+        _ => field_name(pointer).to_string(),
     }
 }
 
@@ -439,11 +544,13 @@ fn article(kind: &str) -> String {
     }
 }
 
-fn json_type(instance: &Value) -> String {
+/// The value's type and the value as written (`1.30`, not the parsed `1.3`).
+fn json_type(instance: &Value, written: &str) -> String {
     match instance {
         Value::Null => "nothing (null)".into(),
         Value::Bool(flag) => format!("the boolean `{flag}`"),
-        Value::Number(number) => format!("the number `{number}`"),
+        Value::Number(number) if written.is_empty() => format!("the number `{number}`"),
+        Value::Number(_) => format!("the number `{written}`"),
         Value::String(text) => format!("the string `{text}`"),
         Value::Array(_) => "a list".into(),
         Value::Object(_) => "a mapping".into(),

@@ -41,7 +41,7 @@ impl SourceFile {
         let offset = self.floor_char_boundary(offset.min(self.text.len()));
         let line_starts = self.line_starts.get_or_init(|| {
             std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(at, _)| at + 1))
+                .chain(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|at| at + 1))
                 .collect()
         });
         let line_index = line_starts.partition_point(|&start| start <= offset) - 1;

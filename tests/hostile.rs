@@ -3,74 +3,24 @@
 //! Bounds are generous because tests run the debug build on a shared machine; the README gives the
 //! release numbers.
 
+#[cfg(target_os = "linux")]
+#[path = "support/watched.rs"]
+mod watched;
+
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const TIME_LIMIT: Duration = Duration::from_secs(10);
 const MEMORY_LIMIT_KB: i64 = 100 * 1024;
 
-struct Run {
-    exit: i32,
-    elapsed: Duration,
-    peak_kb: i64,
-    stdout: String,
-}
-
 /// Runs `hybridgen plan --format json FILE`, killing it after the time limit.
 #[cfg(target_os = "linux")]
-fn plan(file: &std::path::Path) -> Run {
-    let started = Instant::now();
-    // Reaped by `wait4` below, which also reports the child's peak memory.
-    #[allow(clippy::zombie_processes)]
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+fn plan(file: &std::path::Path) -> watched::Watched {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hybridgen"));
+    command
         .args(["plan", "--quiet", "--format", "json"])
-        .arg(file)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut stdout = child.stdout.unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut text).ok();
-        text
-    });
-    // Kills a hung child, but only while it is still ours: never after it has been reaped.
-    let finished = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let watchdog = {
-        let finished = finished.clone();
-        std::thread::spawn(move || {
-            while started.elapsed() < TIME_LIMIT * 3 {
-                if finished.load(std::sync::atomic::Ordering::SeqCst) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            // SAFETY: the child has not been reaped (wait4 sets `finished` only after it returns,
-            // and the child cannot be reaped elsewhere), so the pid is still ours.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        })
-    };
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child and fills `status` and `usage`.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    finished.store(true, std::sync::atomic::Ordering::SeqCst);
-    watchdog.join().unwrap();
-    assert_eq!(waited, pid);
-    let exit = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -libc::WTERMSIG(status)
-    };
-    Run {
-        exit,
-        elapsed: started.elapsed(),
-        peak_kb: usage.ru_maxrss,
-        stdout: reader.join().unwrap(),
-    }
+        .arg(file);
+    watched::run(command, TIME_LIMIT * 3)
 }
 
 /// Streams a case to a file, so that the test process never holds it: the child's peak memory
@@ -211,16 +161,16 @@ fn hostile_input_gets_a_diagnostic_fast_and_small() {
             .filter_map(|d| d["code"].as_str())
             .collect();
         println!(
-            "{name}: exit {} in {:?}, peak {} KiB, codes {:?}",
-            run.exit,
+            "{name}: exit {:?} in {:?}, peak {} KiB, codes {:?}",
+            run.code,
             run.elapsed,
             run.peak_kb,
             &codes[..codes.len().min(3)]
         );
-        if run.exit != expected_exit {
+        if run.code != Some(expected_exit) {
             failures.push(format!(
-                "{name}: exit {} (expected {expected_exit})",
-                run.exit
+                "{name}: exit {:?} (expected {expected_exit}): {}",
+                run.code, run.stderr
             ));
         }
         if !expected_code.is_empty() && !codes.contains(&expected_code) {

@@ -45,7 +45,9 @@ pub(crate) fn emit(text: &str, outcome: Outcome) -> Outcome {
     }
 }
 
+/// An error on standard error, on one line: whatever a value in it holds is shown, not obeyed.
 pub(crate) fn complain(message: &str) {
+    let message = crate::escape::no_workflow_commands(&crate::escape::inline(message));
     let _ = writeln!(io::stderr(), "error: {message}");
 }
 

@@ -6,6 +6,7 @@ use super::live_source::LiveArgs;
 use super::report_options::{Overrides, SeverityArgs};
 use super::{Outcome, complain, complain_findings, complain_reports, emit, read_input};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
 use crate::pipeline::{self, Checked};
 use crate::plan::{Plan, SubnetSource};
 use crate::render::write::{self, Drift, Written};
@@ -269,21 +270,28 @@ fn check(out: &Path, artifacts: &[Artifact], spec_name: &str) -> Outcome {
         "run `hybridgen render {spec_name} --out {}` to update them\n",
         out.display()
     ));
-    emit(&text, Outcome::Errors)
+    emit(&terminal_text(&text), Outcome::Errors)
 }
 
 /// Writes the artifacts and says what changed.
 fn write_out(out: &Path, artifacts: &[Artifact], force: bool) -> Outcome {
     match write::write_all(out, artifacts, force) {
         Ok(written) => emit(
-            &written_text(out, artifacts.len(), &written),
+            &terminal_text(&written_text(out, artifacts.len(), &written)),
             Outcome::Clean,
         ),
         Err(error) => {
-            complain(&format!("{}; nothing was changed", error.0));
+            complain(&error.0);
             Outcome::Unusable
         }
     }
+}
+
+/// What `render` prints, as a terminal or CI log gets it: a diff quotes files on disk, which may
+/// hold anything, so their control characters are shown as `?` and no line starts a workflow
+/// command.
+fn terminal_text(text: &str) -> String {
+    escape::no_workflow_commands(&escape::same_length(text))
 }
 
 fn written_text(out: &Path, rendered: usize, written: &Written) -> String {

@@ -8,7 +8,9 @@ use super::Object;
 use crate::load::{self, CAPTURE};
 use crate::plan::Plan;
 use crate::plan::distribution::LiveConfiguration;
+use crate::plan::version::WindowsBuild;
 use crate::source::SourceFile;
+use ipnet::Ipv4Net;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -184,6 +186,82 @@ pub struct LiveCluster {
     pub all_nodes: bool,
     /// What was compared and what was absent, for the report.
     pub notes: Vec<String>,
+    /// Values of a type or shape nothing can compare (a number where a range belongs, garbage for
+    /// a Windows build): each is a finding in its capture, never a comparison skipped in silence.
+    pub unreadable: Vec<Unreadable>,
+    /// Whether any Pod was captured, host-network ones included (`pods` keeps the others).
+    pub captured_pods: bool,
+}
+
+/// A captured value that cannot be compared: which file, object and field, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    pub file: String,
+    /// The JSON Pointer of the field in its capture file.
+    pub pointer: String,
+    pub message: String,
+}
+
+/// The JSON type of a value, as a message names it.
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// Records a field whose value is present but of the wrong type or shape.
+fn unreadable(
+    problems: &mut Vec<Unreadable>,
+    object: &Object,
+    pointer: &str,
+    found: &Value,
+    expected: &str,
+) {
+    let shown = match found {
+        Value::String(text) => format!("`{}`", crate::escape::bounded(text, 80)),
+        other => type_name(other).to_string(),
+    };
+    problems.push(Unreadable {
+        file: object.file.clone(),
+        pointer: format!("{}{pointer}", object.pointer),
+        message: format!(
+            "{} holds {shown} in `{}`, where {expected} belongs: it is not compared",
+            object.label(),
+            field_path(pointer)
+        ),
+    });
+}
+
+/// A field that must be text when present: the text, or `None` with the problem recorded.
+fn checked_text<'a>(
+    object: &'a Object,
+    pointer: &str,
+    problems: &mut Vec<Unreadable>,
+) -> Option<&'a str> {
+    // The API server leaves an empty field out; a `null` is no value kubectl prints either.
+    let value = object.value.at(pointer)?;
+    let text = value.as_str();
+    if text.is_none() {
+        unreadable(problems, object, pointer, value, "text");
+    }
+    text
+}
+
+fn checked_live_text(
+    object: &Object,
+    pointer: &str,
+    problems: &mut Vec<Unreadable>,
+) -> Option<Live<String>> {
+    let value = checked_text(object, pointer, problems)?;
+    Some(Live {
+        value: value.to_string(),
+        source: object.source(&field_path(pointer)),
+    })
 }
 
 /// `Value::pointer` without its allocations: it unescapes every token into a new string, which
@@ -220,14 +298,6 @@ fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value.at(pointer).and_then(Value::as_str)
 }
 
-fn live_text(object: &Object, pointer: &str) -> Option<Live<String>> {
-    let value = text(&object.value, pointer)?;
-    Some(Live {
-        value: value.to_string(),
-        source: object.source(&field_path(pointer)),
-    })
-}
-
 /// A JSON Pointer as the field path people read: `/metadata/labels/kubernetes.io~1os` is
 /// `metadata.labels[kubernetes.io/os]`, a key holding `.` or `/` in brackets.
 fn field_path(pointer: &str) -> String {
@@ -253,7 +323,10 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
     let prefix = annotation_prefix
         .map(|prefix| prefix.trim_end_matches('/').to_string())
         .unwrap_or_else(|| detect_prefix(&nodes));
-    cluster.nodes = nodes.iter().map(|node| read_node(node, &prefix)).collect();
+    cluster.nodes = nodes
+        .iter()
+        .map(|node| read_node(node, &prefix, &mut cluster.unreadable))
+        .collect();
     cluster.all_nodes = nodes.iter().any(|node| node.listed);
     if !nodes.is_empty() && !cluster.all_nodes {
         cluster.notes.push("the captures hold single Node objects, not the node list (`kubectl get nodes`): planned nodes they lack are not reported".into());
@@ -303,7 +376,7 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
         "kube-flannel-cfg",
         &[flannel_namespace, "kube-flannel", "kube-system"],
     );
-    cluster.net_conf = flannel.map(net_conf);
+    cluster.net_conf = flannel.map(|object| net_conf(object, &mut cluster.unreadable));
     note(
         &mut cluster.notes,
         flannel,
@@ -359,6 +432,7 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
         .filter(|o| o.kind == "DaemonSet")
         .map(read_daemonset)
         .collect();
+    cluster.captured_pods = objects.iter().any(|o| o.kind == "Pod");
     cluster.pods = objects
         .iter()
         .filter(|o| o.kind == "Pod")
@@ -415,37 +489,42 @@ fn detect_prefix(nodes: &[&Object]) -> String {
     }
 }
 
-fn read_node(node: &Object, prefix: &str) -> LiveNode {
-    let os = live_text(node, "/metadata/labels/kubernetes.io~1os")
-        .or_else(|| live_text(node, "/metadata/labels/beta.kubernetes.io~1os"))
-        .or_else(|| live_text(node, "/status/nodeInfo/operatingSystem"));
-    let internal_ip = node
-        .value
-        .at("/status/addresses")
-        .and_then(Value::as_array)
-        .and_then(|addresses| {
-            addresses.iter().position(|address| {
-                address.get("type").and_then(Value::as_str) == Some("InternalIP")
-            })
-        })
-        .and_then(|index| live_text(node, &format!("/status/addresses/{index}/address")))
-        .map(|address| Live {
-            source: node.source("status.addresses[type=InternalIP].address"),
-            ..address
-        });
-    let annotations = node
-        .value
-        .at("/metadata/annotations")
-        .and_then(Value::as_object);
+fn read_node(node: &Object, prefix: &str, problems: &mut Vec<Unreadable>) -> LiveNode {
+    let os = checked_live_text(node, "/metadata/labels/kubernetes.io~1os", problems)
+        .or_else(|| checked_live_text(node, "/metadata/labels/beta.kubernetes.io~1os", problems))
+        .or_else(|| checked_live_text(node, "/status/nodeInfo/operatingSystem", problems));
+    let internal_ip = internal_ip(node, problems);
+    let annotations = match node.value.at("/metadata/annotations") {
+        Some(Value::Object(annotations)) => Some(annotations),
+        None => None,
+        Some(other) => {
+            unreadable(problems, node, "/metadata/annotations", other, "a mapping");
+            None
+        }
+    };
     let mut flannel = BTreeMap::new();
     let mut node_args = None;
     let mut node_args_rke2 = false;
     for (key, value) in annotations.into_iter().flatten() {
-        let Some(text) = value.as_str() else { continue };
-        if let Some(name) = key
+        let flannel_name = key
             .strip_prefix(prefix)
-            .and_then(|rest| rest.strip_prefix('/'))
-        {
+            .and_then(|rest| rest.strip_prefix('/'));
+        let node_args_key = key == "k3s.io/node-args" || key == "rke2.io/node-args";
+        if flannel_name.is_none() && !node_args_key {
+            continue;
+        }
+        let pointer = format!("/metadata/annotations/{}", load::escape_pointer_token(key));
+        let Some(text) = value.as_str() else {
+            unreadable(
+                problems,
+                node,
+                &pointer,
+                value,
+                "text (annotations are strings)",
+            );
+            continue;
+        };
+        if let Some(name) = flannel_name {
             flannel.insert(
                 name.to_string(),
                 Live {
@@ -454,34 +533,92 @@ fn read_node(node: &Object, prefix: &str) -> LiveNode {
                 },
             );
         }
-        if key == "k3s.io/node-args" || key == "rke2.io/node-args" {
-            if let Ok(args) = serde_json::from_str::<Vec<String>>(text) {
-                node_args = Some(Live {
-                    value: args,
-                    source: node.source(&format!("metadata.annotations[{key}]")),
-                });
-                node_args_rke2 = key.starts_with("rke2");
+        if node_args_key {
+            match serde_json::from_str::<Vec<String>>(text) {
+                Ok(args) => {
+                    node_args = Some(Live {
+                        value: args,
+                        source: node.source(&format!("metadata.annotations[{key}]")),
+                    });
+                    node_args_rke2 = key.starts_with("rke2");
+                }
+                Err(_) => unreadable(problems, node, &pointer, value, "a JSON list of flags"),
             }
         }
+    }
+    let windows = os
+        .as_ref()
+        .is_some_and(|os| os.value.eq_ignore_ascii_case("windows"));
+    let kernel_version = checked_live_text(node, "/status/nodeInfo/kernelVersion", problems);
+    if let Some(kernel) = kernel_version.as_ref().filter(|_| windows) {
+        let build = kernel
+            .value
+            .strip_prefix("10.0.")
+            .and_then(WindowsBuild::parse);
+        if build.is_none() {
+            let found = Value::String(kernel.value.clone());
+            let pointer = "/status/nodeInfo/kernelVersion";
+            unreadable(
+                problems,
+                node,
+                pointer,
+                &found,
+                "a Windows build `10.0.BUILD.REVISION`",
+            );
+        }
+    }
+    let pod_cidr = checked_text(node, "/spec/podCIDR", problems).filter(|cidr| !cidr.is_empty());
+    if let Some(cidr) = pod_cidr.filter(|cidr| cidr.parse::<Ipv4Net>().is_err()) {
+        let found = Value::String(cidr.to_string());
+        unreadable(problems, node, "/spec/podCIDR", &found, "an IPv4 range");
     }
     LiveNode {
         name: node.name.clone(),
         source: format!("{}, {}", node.file, node.label()),
         os,
         pod_cidr: Live {
-            value: text(&node.value, "/spec/podCIDR")
-                .filter(|cidr| !cidr.is_empty())
+            value: pod_cidr
+                .filter(|cidr| cidr.parse::<Ipv4Net>().is_ok())
                 .map(str::to_string),
             source: node.source("spec.podCIDR"),
         },
         internal_ip,
-        kernel_version: live_text(node, "/status/nodeInfo/kernelVersion"),
-        kubelet_version: live_text(node, "/status/nodeInfo/kubeletVersion"),
+        kernel_version,
+        kubelet_version: checked_live_text(node, "/status/nodeInfo/kubeletVersion", problems),
         flannel,
         node_args,
         node_args_rke2,
         taints: read_taints(&node.value),
     }
+}
+
+/// The node's `InternalIP` from `status.addresses`, a list of `{type, address}`.
+fn internal_ip(node: &Object, problems: &mut Vec<Unreadable>) -> Option<Live<String>> {
+    let addresses = match node.value.at("/status/addresses")? {
+        Value::Array(addresses) => addresses,
+        other => {
+            unreadable(
+                problems,
+                node,
+                "/status/addresses",
+                other,
+                "a list of addresses",
+            );
+            return None;
+        }
+    };
+    let index = addresses
+        .iter()
+        .position(|address| address.get("type").and_then(Value::as_str) == Some("InternalIP"))?;
+    let address = checked_text(
+        node,
+        &format!("/status/addresses/{index}/address"),
+        problems,
+    )?;
+    Some(Live {
+        value: address.to_string(),
+        source: node.source("status.addresses[type=InternalIP].address"),
+    })
 }
 
 fn read_taints(node: &Value) -> Vec<Taint> {
@@ -519,7 +656,7 @@ fn read_tolerations(pod: &Value) -> Vec<Toleration> {
 }
 
 /// `net-conf.json` of flannel's ConfigMap, or why it cannot be read.
-fn net_conf(object: &Object) -> Result<NetConf, Live<String>> {
+fn net_conf(object: &Object, problems: &mut Vec<Unreadable>) -> Result<NetConf, Live<String>> {
     let source = |field: &str| object.source(&format!("data[net-conf.json] → {field}"));
     let Some(text) = text(&object.value, "/data/net-conf.json") else {
         return Err(Live {
@@ -531,23 +668,56 @@ fn net_conf(object: &Object) -> Result<NetConf, Live<String>> {
         value: format!("`net-conf.json` is not JSON: {error}"),
         source: object.source("data[net-conf.json]"),
     })?;
-    let text_field = |pointer: &str, name: &str| {
-        value.at(pointer).and_then(Value::as_str).map(|found| Live {
+    // A field of the wrong type is a finding of its own, never a setting taken as unset.
+    let mut wrong = |pointer: &str, found: &Value, expected: &str| {
+        let message = format!(
+            "{} holds {} in `data[net-conf.json]` → `{}`, where {expected} belongs: it is not compared",
+            object.label(),
+            match found {
+                Value::String(text) => format!("`{}`", crate::escape::bounded(text, 80)),
+                other => type_name(other).to_string(),
+            },
+            field_path(pointer).trim_start_matches('.'),
+        );
+        problems.push(Unreadable {
+            file: object.file.clone(),
+            pointer: format!("{}/data/net-conf.json", object.pointer),
+            message,
+        });
+    };
+    let mut text_field = |pointer: &str, name: &str| match value.at(pointer) {
+        None => None,
+        Some(Value::String(found)) => Some(Live {
             value: found.to_string(),
             source: source(name),
-        })
+        }),
+        Some(other) => {
+            wrong(pointer, other, "text");
+            None
+        }
     };
-    let number = |pointer: &str, name: &str| {
-        value.at(pointer).and_then(Value::as_u64).map(|found| Live {
-            value: found,
-            source: source(name),
-        })
+    let network = text_field("/Network", "Network");
+    let backend_type = text_field("/Backend/Type", "Backend.Type");
+    let mut number = |pointer: &str, name: &str| match value.at(pointer) {
+        None => None,
+        Some(found) => match found.as_u64() {
+            Some(number) => Some(Live {
+                value: number,
+                source: source(name),
+            }),
+            None => {
+                wrong(pointer, found, "a whole number");
+                None
+            }
+        },
     };
+    let vni = number("/Backend/VNI", "Backend.VNI");
+    let port = number("/Backend/Port", "Backend.Port");
     Ok(NetConf {
-        network: text_field("/Network", "Network"),
-        backend_type: text_field("/Backend/Type", "Backend.Type"),
-        vni: number("/Backend/VNI", "Backend.VNI"),
-        port: number("/Backend/Port", "Backend.Port"),
+        network,
+        backend_type,
+        vni,
+        port,
         source: object.source("data[net-conf.json]"),
     })
 }

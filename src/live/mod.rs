@@ -5,7 +5,7 @@
 pub mod cluster;
 pub mod matching;
 
-pub use cluster::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode, LivePod};
+pub use cluster::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode, LivePod, Unreadable};
 pub use matching::{Matching, match_nodes};
 use serde_json::Value;
 
@@ -21,6 +21,8 @@ pub struct Object {
     /// Whether it was an item of a list (`kubectl get nodes`) rather than one object
     /// (`kubectl get node NAME`): only a list shows everything there is.
     pub listed: bool,
+    /// Where it stands in its capture: `/items/3`, or `` for the file's one object.
+    pub pointer: String,
 }
 
 impl Object {

@@ -1,10 +1,12 @@
 //! YAML text → a JSON value plus an index from JSON Pointer to source span. The only module that
 //! knows YAML: one pass over the parser's events (`parse`) builds both, typing plain scalars by the
-//! YAML 1.2 core schema (`scalar`).
+//! YAML 1.2 core schema (`scalar`); large files are parsed in two parts at once (`split`).
 
 mod parse;
 mod scalar;
 mod span_index;
+mod split;
+mod syntax;
 
 pub use span_index::{SpanIndex, escape as escape_pointer_token};
 
@@ -73,6 +75,31 @@ impl LoadedFile {
     }
 }
 
+/// Where the items of one top-level list go, each as soon as it is read, instead of into the
+/// document's value (which then holds an empty list there).
+pub trait Items: Default + Send {
+    /// Takes one item; false when it cannot, which stops the load.
+    fn take(&mut self, item: serde_json::Value) -> bool;
+    /// Takes the items another part of the same file took, which came after these.
+    fn append(&mut self, later: Self);
+}
+
+/// No sink: every item stays in the value.
+impl Items for () {
+    fn take(&mut self, _: serde_json::Value) -> bool {
+        false
+    }
+
+    fn append(&mut self, (): ()) {}
+}
+
+/// A document whose list `key` went, item by item, to `items`.
+#[derive(Debug)]
+pub struct Streamed<I> {
+    pub document: Document,
+    pub items: I,
+}
+
 /// Why a file is not loadable YAML, at a byte span of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {
@@ -92,6 +119,12 @@ impl LoadError {
 
     fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    /// The same error in a text that starts `base` bytes into the file.
+    fn shifted(mut self, base: usize) -> Self {
+        self.span = self.span.start + base..self.span.end + base;
         self
     }
 }
@@ -138,10 +171,43 @@ pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
 
 /// Parses the text of a decoded file into a document, within `limits`.
 pub fn load_within(source: &SourceFile, limits: &'static Limits) -> Result<Document, LoadError> {
+    let (text, base) = without_byte_order_mark(source);
+    match split::parse::<()>(text, base, limits, None) {
+        Ok(parsed) => Ok(Document {
+            value: parsed.value,
+            spans: parsed.spans,
+        }),
+        Err(parse::Stop::Error(error)) => Err(error),
+        // Nothing streams without a key, so nothing can decline.
+        Err(parse::Stop::Declined) => Err(LoadError::new(0..0, "the document could not be read")),
+    }
+}
+
+/// Parses the text of a decoded spec, handing each item of its top-level list `key` to `I` as it
+/// is read. `Ok(None)` when `I` declined one: read the file again with [`load`].
+pub fn load_streamed<I: Items>(
+    source: &SourceFile,
+    key: &str,
+) -> Result<Option<Streamed<I>>, LoadError> {
+    let (text, base) = without_byte_order_mark(source);
+    match split::parse::<I>(text, base, &SPEC, Some(key)) {
+        Ok(parsed) => Ok(Some(Streamed {
+            document: Document {
+                value: parsed.value,
+                spans: parsed.spans,
+            },
+            items: parsed.items,
+        })),
+        Err(parse::Stop::Error(error)) => Err(error),
+        Err(parse::Stop::Declined) => Ok(None),
+    }
+}
+
+/// A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
+fn without_byte_order_mark(source: &SourceFile) -> (&str, usize) {
     let text = source.text();
-    // A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    parse::parse(&text[base..], base, limits)
+    (&text[base..], base)
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@ pub fn resolve_plain(text: &str) -> Value {
         "" | "~" | "null" | "Null" | "NULL" => Value::Null,
         "true" | "True" | "TRUE" => Value::Bool(true),
         "false" | "False" | "FALSE" => Value::Bool(false),
+        // Numbers begin with a digit, a sign or a dot; most scalars of a spec are names.
+        _ if text.starts_with(|c: char| c.is_ascii_alphabetic()) => Value::String(text.to_string()),
         _ => integer(text)
             .or_else(|| float(text))
             .unwrap_or_else(|| Value::String(text.to_string())),

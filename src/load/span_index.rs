@@ -14,6 +14,9 @@ pub struct SpanIndex {
     edges: Vec<(u32, u32)>,
     keys: Vec<Box<str>>,
     key_ids: HashMap<Box<str>, u32>,
+    /// The last key interned for each length and first byte: a spec repeats the same few keys
+    /// in every node, and this finds them without hashing.
+    recent: Vec<u32>,
 }
 
 #[derive(Debug)]
@@ -41,6 +44,9 @@ pub(super) enum Kind {
 }
 
 const NO_KEY: u32 = u32::MAX;
+
+/// Slots of the recent-key cache; the keys of a spec or a Kubernetes object spread over them.
+const RECENT_SLOTS: usize = 64;
 
 impl Span {
     fn of(range: &Range<usize>) -> Self {
@@ -134,12 +140,28 @@ impl SpanIndex {
 
     /// Interns a key's text: a spec repeats the same few keys in every node.
     pub(super) fn intern(&mut self, text: &str) -> u32 {
-        if let Some(id) = self.key_ids.get(text) {
-            return *id;
+        if self.recent.is_empty() {
+            self.recent = vec![NO_KEY; RECENT_SLOTS];
         }
-        let id = u32::try_from(self.keys.len()).unwrap_or(NO_KEY);
-        self.keys.push(text.into());
-        self.key_ids.insert(text.into(), id);
+        let slot = (text.len() * 31 + text.bytes().next().map_or(0, usize::from)) % RECENT_SLOTS;
+        let recent = self.recent[slot];
+        if self
+            .keys
+            .get(recent as usize)
+            .is_some_and(|key| **key == *text)
+        {
+            return recent;
+        }
+        let id = match self.key_ids.get(text) {
+            Some(id) => *id,
+            None => {
+                let id = u32::try_from(self.keys.len()).unwrap_or(NO_KEY);
+                self.keys.push(text.into());
+                self.key_ids.insert(text.into(), id);
+                id
+            }
+        };
+        self.recent[slot] = id;
         id
     }
 
@@ -175,6 +197,77 @@ impl SpanIndex {
         record.value = Span::of(&value);
         record.first_edge = first_edge;
         record.edge_count = u32::try_from(children.len()).unwrap_or(u32::MAX);
+    }
+
+    /// Takes in the index of a later part of the same file (whose spans are already file
+    /// offsets): its root is the continuation of `parent` here, so the root's children become
+    /// more children of `parent`, and its other nodes come along. False when a mapping would then
+    /// hold a key twice.
+    pub(super) fn adopt(&mut self, parent: u32, later: SpanIndex) -> bool {
+        let Some(later_root) = later.nodes.first() else {
+            return true;
+        };
+        let node_offset = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+        let edge_offset = u32::try_from(self.edges.len()).unwrap_or(u32::MAX);
+        let keys: Vec<u32> = later.keys.iter().map(|key| self.intern(key)).collect();
+        let moved = |(key, node): (u32, u32)| {
+            let key = if key == NO_KEY {
+                NO_KEY
+            } else {
+                keys.get(key as usize).copied().unwrap_or(NO_KEY)
+            };
+            (key, node + node_offset)
+        };
+        self.edges.extend(later.edges.iter().copied().map(moved));
+        let adopted = later_root.first_edge as usize
+            ..(later_root.first_edge + later_root.edge_count) as usize;
+        let end = later_root.value.end;
+        self.nodes.extend(later.nodes.into_iter().map(|mut node| {
+            node.first_edge += edge_offset;
+            node
+        }));
+        // The parent's children, then the adopted ones, moved together to the end of the list.
+        let record = &self.nodes[parent as usize];
+        let own = record.first_edge as usize..(record.first_edge + record.edge_count) as usize;
+        let mut children: Vec<(u32, u32)> = self.edges[own].to_vec();
+        let adopted = adopted.start + edge_offset as usize..adopted.end + edge_offset as usize;
+        children.extend_from_slice(&self.edges[adopted]);
+        if record.kind == Kind::Mapping {
+            children.sort_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
+            if children.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+                return false;
+            }
+        }
+        let first_edge = u32::try_from(self.edges.len()).unwrap_or(u32::MAX);
+        self.edges.extend_from_slice(&children);
+        let record = &mut self.nodes[parent as usize];
+        record.first_edge = first_edge;
+        record.edge_count = u32::try_from(children.len()).unwrap_or(u32::MAX);
+        record.value.end = record.value.end.max(end);
+        true
+    }
+
+    /// Widens a node's span to end at least at `end` (a block collection continued by a later
+    /// part of the file).
+    pub(super) fn extend_to(&mut self, node: u32, end: usize) {
+        let end = u32::try_from(end).unwrap_or(u32::MAX);
+        if let Some(record) = self.nodes.get_mut(node as usize) {
+            record.value.end = record.value.end.max(end);
+        }
+    }
+
+    /// How many children a collection has.
+    pub(super) fn child_count(&self, node: u32) -> usize {
+        self.nodes
+            .get(node as usize)
+            .map_or(0, |record| record.edge_count as usize)
+    }
+
+    /// The end of a node's span.
+    pub(super) fn value_end(&self, node: u32) -> usize {
+        self.nodes
+            .get(node as usize)
+            .map_or(0, |record| record.value.end as usize)
     }
 
     /// The later (in document order) of the first two members of a closed mapping with equal keys.

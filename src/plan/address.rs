@@ -64,6 +64,15 @@ pub fn parse_ip(text: &str) -> Result<Ipv4Addr, InputError> {
     if text.contains(':') {
         return Err(ipv6(text));
     }
+    // An address written with its network's prefix length, as `ip addr` shows it.
+    if let Some((address, _)) = text.split_once('/') {
+        if let Ok(address) = parse_ip(address) {
+            return Err(InputError::new(
+                format!("`{text}` is a network, but an address is expected here"),
+                format!("drop the prefix length: `{address}`"),
+            ));
+        }
+    }
     let octets: Vec<&str> = text.split('.').collect();
     let invalid = || {
         InputError::new(
@@ -132,6 +141,16 @@ mod tests {
 
     fn problem(text: &str) -> String {
         parse_cidr(text).unwrap_err().problem
+    }
+
+    #[test]
+    fn an_address_with_a_prefix_length_is_told_to_drop_it() {
+        let error = parse_ip("10.40.8.11/24").unwrap_err();
+        assert_eq!(
+            error.problem,
+            "`10.40.8.11/24` is a network, but an address is expected here"
+        );
+        assert_eq!(error.help, "drop the prefix length: `10.40.8.11`");
     }
 
     #[test]

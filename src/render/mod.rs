@@ -181,9 +181,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The template environment, built and its templates parsed once per process: strict undefined
-/// values, no auto-escaping (each template quotes explicitly, with `tojson`), trailing newlines
-/// kept, no debug dump of the context (it could show values).
+/// The template environment, built once per process: strict undefined values, no auto-escaping
+/// (each template quotes explicitly, with `tojson`), trailing newlines kept, no debug dump of the
+/// context (it could show values). A template is parsed when first used: a spec without Windows
+/// nodes never parses the Windows ones.
 static ENVIRONMENT: std::sync::LazyLock<Result<minijinja::Environment<'static>, RenderError>> =
     std::sync::LazyLock::new(|| {
         let mut env = minijinja::Environment::new();
@@ -196,9 +197,12 @@ static ENVIRONMENT: std::sync::LazyLock<Result<minijinja::Environment<'static>, 
             .build()?;
         env.set_syntax(syntax);
         env.set_debug(false);
-        for (name, source) in TEMPLATES {
-            env.add_template(name, source)?;
-        }
+        env.set_loader(|name| {
+            Ok(TEMPLATES
+                .iter()
+                .find(|(known, _)| *known == name)
+                .map(|(_, source)| source.to_string()))
+        });
         Ok(env)
     });
 
@@ -263,4 +267,19 @@ pub fn render_all(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     artifacts.extend(room(input.spec, input.plan).render(input)?);
     artifacts.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(artifacts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Templates are parsed when first used, so each is loaded here: none fails only in a render
+    /// that happens to need it.
+    #[test]
+    fn every_template_parses() {
+        for (name, _) in TEMPLATES {
+            assert!(template(name).is_ok(), "{name}");
+        }
+        assert!(template("no/such.j2").is_err());
+    }
 }

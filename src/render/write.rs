@@ -1,14 +1,11 @@
-//! Putting artifacts on disk, and comparing them with what is there (`--check`). Writes are staged:
-//! every file first goes to a temporary file beside its target (`.<name>.hybridgen-<pid>.tmp`), and
-//! only when all are staged are they renamed into place, so a failure part way leaves every
-//! existing file as it was. Two renders of the same spec into one directory at once both succeed:
-//! a directory the other created meanwhile is used, and each stages under its own process id. A
-//! render that was killed while staging leaves temporary files behind; the next render removes
-//! those whose process is gone, and `--check` never looks at them. Files are
-//! not synced to disk one by one: that made 16,384 Windows node files take seconds of fsync, and
-//! the artifacts can always be rendered again from the spec. Nothing
-//! outside the output directory is touched: no symlink is followed, no path leaves it, and a file
-//! hybridgen did not write is not overwritten without `force`.
+//! Putting artifacts on disk, and comparing them with what is there (`--check`). A write changes
+//! the output directory all at once or not at all: under an `flock` on the directory, every file
+//! is staged beside its target, a journal is committed, and the renames follow; a render killed
+//! at any instant is finished (or undone) by the next one before it reads anything (`write_all`
+//! says how, step by step). Files are not synced to disk one by one: that made 16,384 Windows
+//! node files take seconds of fsync, and the artifacts can always be rendered again from the
+//! spec. Nothing outside the output directory is touched: no symlink is followed, no path leaves
+//! it, and a file hybridgen did not write is not overwritten without `force`.
 
 use super::Artifact;
 use std::collections::BTreeSet;
@@ -62,14 +59,27 @@ fn target(out: &Path, relative: &str) -> Result<PathBuf, WriteError> {
     Ok(out.join(path))
 }
 
+/// The directories one render has checked or created, so that it looks at each only once: a
+/// 65,536-node spec writes 16,384 Windows node directories.
+#[derive(Default)]
+struct Directories {
+    checked: BTreeSet<PathBuf>,
+    /// Those this render created: they held nothing before it.
+    created: BTreeSet<PathBuf>,
+}
+
 /// Creates `dir` and its parents below `out`, refusing any that exists as a symlink or a file.
-fn ensure_directory(out: &Path, dir: &Path) -> Result<(), WriteError> {
+fn ensure_directory(out: &Path, dir: &Path, seen: &mut Directories) -> Result<(), WriteError> {
     let mut current = out.to_path_buf();
     let relative = dir
         .strip_prefix(out)
         .map_err(|_| error(dir, "refusing", "outside the output directory"))?;
     for part in relative.components() {
         current.push(part);
+        if seen.checked.contains(&current) {
+            continue;
+        }
+        seen.checked.insert(current.clone());
         match fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 return Err(error(
@@ -87,7 +97,9 @@ fn ensure_directory(out: &Path, dir: &Path) -> Result<(), WriteError> {
             }
             Ok(_) => {}
             Err(_) => match fs::create_dir(&current) {
-                Ok(()) => {}
+                Ok(()) => {
+                    seen.created.insert(current.clone());
+                }
                 // Another render created it meanwhile: a directory is fine, anything else is not.
                 Err(cause) if cause.kind() == io::ErrorKind::AlreadyExists => {
                     match fs::symlink_metadata(&current) {
@@ -114,59 +126,507 @@ fn read_manifest(out: &Path) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-/// Writes every artifact under `out`; files whose contents are unchanged are left alone.
+/// Where a committed write is recorded until it is complete: the list of renames and removals
+/// that make the new set, written before the first of them.
+const JOURNAL: &str = ".hybridgen-journal";
+/// A journal whose write failed part way, being undone.
+const ROLLBACK: &str = ".hybridgen-rollback";
+
+/// `--out link/` is `--out link`: the trailing separator would make every check see the
+/// directory a symlink points to instead of the link.
+fn normalized(out: &Path) -> PathBuf {
+    let joined: PathBuf = out.components().collect();
+    if joined.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        joined
+    }
+}
+
+/// Writes every artifact under `out` as one change: afterwards the directory holds the new set
+/// and a manifest listing it, or — when anything failed — exactly what it held before.
+/// Files whose contents are unchanged are left alone.
+///
+/// How the set changes in one step, under kill -9 at any instruction and beside other renders:
+/// 1. The directory is locked (`flock` on the directory itself, so no file is added to it): a
+///    second render into it waits; a killed render's lock ends with its process.
+/// 2. A journal a killed render left is finished first (`recover`): rolled forward when it was
+///    committed, rolled back when it was being undone.
+/// 3. Every changed file is staged beside its target (`.<name>.hybridgen-<pid>.tmp`), and every
+///    file about to be replaced or removed gets a hard link (`.<name>.hybridgen-<pid>.old`),
+///    which is what a roll-back restores. Nothing visible has changed yet; a failure here
+///    (a full disk, an immutable file that cannot be linked) removes the staged files.
+/// 4. The journal (`.hybridgen-journal`) is written and renamed into place: the commit point.
+/// 5. The renames and removals are applied, the manifest last, and the journal is removed.
+///    A failure part way renames the journal to `.hybridgen-rollback` and undoes every step.
+///
+/// Every step of 5 can be done again without harm, so `recover` finishes a journal whatever
+/// instant the process died at. Every hybridgen command that reads the directory (`render`,
+/// `render --check`) takes the lock and recovers first, so that it sees exactly the old set or
+/// exactly the new one; a reader that does not take the lock can see the renames of step 5 in
+/// between. Files are not synced to disk: the guarantee is against processes being killed, not
+/// against the machine losing power (the artifacts can be rendered again from the spec).
 pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Written, WriteError> {
+    let out = &normalized(out);
     match fs::symlink_metadata(out) {
         Ok(meta) if meta.file_type().is_symlink() => {
             return Err(error(
                 out,
                 "refusing to write through the symlink",
-                "pass the real directory as --out",
+                "pass the real directory as --out; nothing was changed",
             ));
         }
         Ok(meta) if !meta.is_dir() => {
-            return Err(error(out, "cannot write into", "it is not a directory"));
+            return Err(error(
+                out,
+                "cannot write into",
+                "it is not a directory; nothing was changed",
+            ));
         }
         Ok(_) => {}
-        Err(_) => fs::create_dir_all(out).map_err(|cause| error(out, "cannot create", cause))?,
+        Err(_) => fs::create_dir_all(out).map_err(|cause| {
+            error(
+                out,
+                "cannot create",
+                format!("{cause}; nothing was changed"),
+            )
+        })?,
     }
+    let _lock = DirectoryLock::exclusive(out)?;
+    recover(out)?;
     let manifest = read_manifest(out);
     let mut written = Written::default();
-    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let result = stage(out, artifacts, &manifest, force, &mut written, &mut staged);
-    if let Err(failure) = result {
-        for (temporary, _) in &staged {
+    let mut change = Change::default();
+    let prepared = stage(
+        out,
+        artifacts,
+        &manifest,
+        force,
+        &mut written,
+        &mut change.staged,
+    )
+    .and_then(|()| {
+        let listed: BTreeSet<String> = artifacts.iter().map(|a| a.path.clone()).collect();
+        change.removed = obsolete(out, &manifest, &listed);
+        let text: String = listed.iter().map(|path| format!("{path}\n")).collect();
+        let manifest_path = out.join(MANIFEST);
+        if fs::read_to_string(&manifest_path).ok().as_deref() != Some(text.as_str()) {
+            let temporary = staging_path(&manifest_path);
+            clear_leftover(&temporary);
+            change
+                .staged
+                .push((temporary.clone(), manifest_path.clone()));
+            write_new_file(&temporary, &text, 0o644)
+                .map_err(|cause| error(&temporary, "cannot write", cause))?;
+        }
+        change.link_backups(out)
+    });
+    if let Err(failure) = prepared {
+        change.discard();
+        return Err(WriteError(format!("{}; nothing was changed", failure.0)));
+    }
+    // Nothing differs: the directory already holds the new set.
+    if !change.staged.is_empty() || !change.removed.is_empty() {
+        change.commit(out)?;
+    }
+    written.removed = change.removed;
+    Ok(written)
+}
+
+/// The files of one write: staged files and their targets, obsolete files to remove, and the
+/// hard links that keep what they replace until the write is complete.
+#[derive(Default)]
+struct Change {
+    staged: Vec<(PathBuf, PathBuf)>,
+    removed: Vec<String>,
+    /// Target → its link, for each target that existed.
+    backups: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Change {
+    fn link_backups(&mut self, out: &Path) -> Result<(), WriteError> {
+        let removed: Vec<PathBuf> = self
+            .removed
+            .iter()
+            .filter_map(|path| target(out, path).ok())
+            .collect();
+        // A killed render's links beside a file no longer rendered, in a directory `stage` did
+        // not visit, go too.
+        let mut cleared = BTreeSet::new();
+        for parent in removed.iter().filter_map(|file| file.parent()) {
+            if cleared.insert(parent.to_path_buf()) {
+                clear_leftovers_but(parent, Some(std::process::id()));
+            }
+        }
+        let targets = self
+            .staged
+            .iter()
+            .map(|(_, destination)| destination.clone())
+            .chain(removed);
+        for destination in targets {
+            let backup = backup_path(&destination);
+            let mut linked = fs::hard_link(&destination, &backup);
+            if linked
+                .as_ref()
+                .is_err_and(|cause| cause.kind() == io::ErrorKind::AlreadyExists)
+            {
+                // Left by an earlier process that had this one's id.
+                clear_leftover(&backup);
+                linked = fs::hard_link(&destination, &backup);
+            }
+            match linked {
+                Ok(()) => self.backups.push((destination, backup)),
+                // A new file: there is nothing to keep.
+                Err(cause) if cause.kind() == io::ErrorKind::NotFound => {}
+                Err(cause) => return Err(error(&destination, "cannot keep a link to", cause)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes what a write that never committed made.
+    fn discard(&self) {
+        for (temporary, _) in &self.staged {
             let _ = fs::remove_file(temporary);
         }
-        return Err(failure);
-    }
-    for (temporary, destination) in &staged {
-        fs::rename(temporary, destination)
-            .map_err(|cause| error(destination, "cannot replace", cause))?;
-    }
-    let mut listed: BTreeSet<String> = artifacts.iter().map(|a| a.path.clone()).collect();
-    for path in obsolete(out, &manifest, &listed) {
-        if remove_obsolete(out, &path) {
-            written.removed.push(path);
-        } else {
-            // Kept on the list, so that the next render tries again.
-            listed.insert(path);
+        for (_, backup) in &self.backups {
+            let _ = fs::remove_file(backup);
         }
     }
-    let text: String = listed.iter().map(|path| format!("{path}\n")).collect();
-    let manifest_path = out.join(MANIFEST);
-    if fs::read_to_string(&manifest_path).ok().as_deref() != Some(text.as_str()) {
-        // Staged too, so that a render running beside this one never reads half a list.
-        let temporary = staging_path(&manifest_path);
-        clear_leftover(&temporary);
-        write_new_file(&temporary, &text, 0o644)
-            .and_then(|()| fs::rename(&temporary, &manifest_path))
-            .map_err(|cause| {
-                let _ = fs::remove_file(&temporary);
-                error(&manifest_path, "cannot write", cause)
-            })?;
+
+    fn journal(&self, out: &Path) -> Journal {
+        let relative = |path: &Path| {
+            path.strip_prefix(out)
+                .unwrap_or(path)
+                .to_string_lossy()
+                .into_owned()
+        };
+        let backup_of = |destination: &Path| {
+            self.backups
+                .iter()
+                .find(|(target, _)| target == destination)
+                .map(|(_, backup)| relative(backup))
+        };
+        let mut steps: Vec<Step> = self
+            .removed
+            .iter()
+            .filter_map(|path| target(out, path).ok())
+            .filter_map(|file| {
+                Some(Step::Remove {
+                    path: relative(&file),
+                    backup: backup_of(&file)?,
+                })
+            })
+            .collect();
+        // The manifest is staged last, so its rename is the last step.
+        steps.splice(
+            0..0,
+            self.staged
+                .iter()
+                .map(|(temporary, destination)| Step::Replace {
+                    staged: relative(temporary),
+                    target: relative(destination),
+                    backup: backup_of(destination),
+                }),
+        );
+        if let Some(at) = steps
+            .iter()
+            .position(|step| matches!(step, Step::Replace { target, .. } if target == MANIFEST))
+        {
+            let manifest = steps.remove(at);
+            steps.push(manifest);
+        }
+        Journal { steps }
     }
-    Ok(written)
+
+    /// Commits the journal and applies it; on a failure part way, undoes it.
+    fn commit(&self, out: &Path) -> Result<(), WriteError> {
+        let journal = self.journal(out);
+        let temporary = staging_path(&out.join(JOURNAL));
+        let committed = write_new_file(&temporary, &journal.text(), 0o600)
+            .and_then(|()| fs::rename(&temporary, out.join(JOURNAL)));
+        if let Err(cause) = committed {
+            let _ = fs::remove_file(&temporary);
+            self.discard();
+            return Err(error(
+                &out.join(JOURNAL),
+                "cannot write",
+                format!("{cause}; nothing was changed"),
+            ));
+        }
+        finish(out, &journal)
+    }
+}
+
+/// One step of a committed write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    /// `staged` becomes `target`; `backup` links what `target` was, when it existed.
+    Replace {
+        staged: String,
+        target: String,
+        backup: Option<String>,
+    },
+    /// `path` is no longer rendered; `backup` links it until the write is complete.
+    Remove { path: String, backup: String },
+}
+
+/// The steps of a committed write, one a line: `replace STAGED TARGET BACKUP|-` or `remove PATH
+/// BACKUP`, fields separated by tabs (artifact paths never hold a tab or a line break).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Journal {
+    steps: Vec<Step>,
+}
+
+impl Journal {
+    fn text(&self) -> String {
+        self.steps
+            .iter()
+            .map(|step| match step {
+                Step::Replace {
+                    staged,
+                    target,
+                    backup,
+                } => format!(
+                    "replace\t{staged}\t{target}\t{}\n",
+                    backup.as_deref().unwrap_or("-")
+                ),
+                Step::Remove { path, backup } => format!("remove\t{path}\t{backup}\n"),
+            })
+            .collect()
+    }
+
+    fn parse(text: &str) -> Option<Journal> {
+        let steps = text
+            .lines()
+            .map(|line| {
+                let fields: Vec<&str> = line.split('\t').collect();
+                match fields[..] {
+                    ["replace", staged, target, backup] => Some(Step::Replace {
+                        staged: staged.into(),
+                        target: target.into(),
+                        backup: (backup != "-").then(|| backup.into()),
+                    }),
+                    ["remove", path, backup] => Some(Step::Remove {
+                        path: path.into(),
+                        backup: backup.into(),
+                    }),
+                    _ => None,
+                }
+            })
+            .collect::<Option<Vec<Step>>>()?;
+        // Every path stays inside the directory, as when it was written.
+        let inside = |path: &str| {
+            !path.is_empty()
+                && Path::new(path)
+                    .components()
+                    .all(|part| matches!(part, Component::Normal(_)))
+        };
+        steps
+            .iter()
+            .all(|step| match step {
+                Step::Replace {
+                    staged,
+                    target,
+                    backup,
+                } => inside(staged) && inside(target) && backup.as_deref().is_none_or(inside),
+                Step::Remove { path, backup } => inside(path) && inside(backup),
+            })
+            .then_some(Journal { steps })
+    }
+}
+
+/// Applies a committed journal; on a failure, undoes it and says exactly what happened.
+fn finish(out: &Path, journal: &Journal) -> Result<(), WriteError> {
+    match roll_forward(out, journal) {
+        Ok(()) => {
+            // The links go before the journal: killed in between, the next render finishes
+            // the clean-up, so no link to a removed file (a renamed node's secrets) stays.
+            clean_up(out, journal);
+            let _ = fs::remove_file(out.join(JOURNAL));
+            Ok(())
+        }
+        Err(failure) => {
+            let undone = fs::rename(out.join(JOURNAL), out.join(ROLLBACK))
+                .map_err(|cause| cause.to_string())
+                .and_then(|()| roll_back(out, journal));
+            match undone {
+                Ok(()) => {
+                    clean_up(out, journal);
+                    let _ = fs::remove_file(out.join(ROLLBACK));
+                    Err(WriteError(format!(
+                        "{}; every file already replaced was restored: nothing was changed",
+                        failure.0
+                    )))
+                }
+                Err(cause) => Err(WriteError(format!(
+                    "{}; restoring the previous files failed too ({cause}): `{}` lists what is left to undo, and the next `hybridgen render` into `{}` finishes it",
+                    failure.0,
+                    out.join(ROLLBACK).display(),
+                    out.display()
+                ))),
+            }
+        }
+    }
+}
+
+/// Every step done, each skipped when already done: a staged file that is gone was renamed.
+fn roll_forward(out: &Path, journal: &Journal) -> Result<(), WriteError> {
+    for step in &journal.steps {
+        match step {
+            Step::Replace { staged, target, .. } => {
+                let staged = out.join(staged);
+                if fs::symlink_metadata(&staged).is_ok() {
+                    let target = out.join(target);
+                    fs::rename(&staged, &target)
+                        .map_err(|cause| error(&target, "cannot replace", cause))?;
+                }
+            }
+            Step::Remove { path, .. } => {
+                let file = out.join(path);
+                match fs::remove_file(&file) {
+                    Err(cause) if cause.kind() != io::ErrorKind::NotFound => {
+                        return Err(error(&file, "cannot remove", cause));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every step undone, last first, each skipped when already undone: a target is its backup
+/// again, a file that did not exist before is gone, a removed file is back.
+fn roll_back(out: &Path, journal: &Journal) -> Result<(), String> {
+    for step in journal.steps.iter().rev() {
+        let (target, backup, staged) = match step {
+            Step::Replace {
+                staged,
+                target,
+                backup,
+            } => (target, backup.as_deref(), Some(staged)),
+            Step::Remove { path, backup } => (path, Some(backup.as_str()), None),
+        };
+        let target = out.join(target);
+        match backup {
+            Some(backup) => {
+                let backup = out.join(backup);
+                if fs::symlink_metadata(&backup).is_ok() {
+                    fs::rename(&backup, &target)
+                        .map_err(|cause| format!("`{}`: {cause}", target.display()))?;
+                }
+            }
+            None => {
+                let renamed_in =
+                    staged.is_some_and(|staged| fs::symlink_metadata(out.join(staged)).is_err());
+                if renamed_in {
+                    match fs::remove_file(&target) {
+                        Err(cause) if cause.kind() != io::ErrorKind::NotFound => {
+                            return Err(format!("`{}`: {cause}", target.display()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if let Some(staged) = staged {
+            let _ = fs::remove_file(out.join(staged));
+        }
+    }
+    Ok(())
+}
+
+/// After a write is complete or undone: its links go, and so do the directories that removed
+/// files left empty.
+fn clean_up(out: &Path, journal: &Journal) {
+    for step in &journal.steps {
+        match step {
+            // A staged file is gone: renamed into place, or removed by `roll_back`.
+            Step::Replace { backup, .. } => {
+                if let Some(backup) = backup {
+                    let _ = fs::remove_file(out.join(backup));
+                }
+            }
+            Step::Remove { path, backup } => {
+                let _ = fs::remove_file(out.join(backup));
+                if fs::symlink_metadata(out.join(path)).is_err() {
+                    remove_empty_parents(out, &out.join(path));
+                }
+            }
+        }
+    }
+}
+
+/// Finishes what a killed render left: a journal is rolled forward (it was committed), a
+/// roll-back is completed. Called with the directory locked, before anything reads it.
+fn recover(out: &Path) -> Result<(), WriteError> {
+    for (name, forward) in [(ROLLBACK, false), (JOURNAL, true)] {
+        let path = out.join(name);
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let Some(journal) = Journal::parse(&text) else {
+            return Err(error(
+                &path,
+                "cannot read the journal",
+                "it is not one hybridgen wrote; move it away to render into this directory",
+            ));
+        };
+        if forward {
+            return finish(out, &journal).map_err(|failure| {
+                WriteError(format!(
+                    "finishing the render that was stopped part way: {}",
+                    failure.0
+                ))
+            });
+        }
+        roll_back(out, &journal)
+            .map_err(|cause| error(&path, "cannot undo the render that failed part way", cause))?;
+        clean_up(out, &journal);
+        let _ = fs::remove_file(&path);
+    }
+    Ok(())
+}
+
+/// An exclusive `flock` on the output directory, held until dropped (or the process ends).
+struct DirectoryLock {
+    #[cfg(unix)]
+    _directory: fs::File,
+}
+
+impl DirectoryLock {
+    fn exclusive(out: &Path) -> Result<Self, WriteError> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            use std::os::unix::io::AsRawFd;
+            let directory = fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(out)
+                .map_err(|cause| error(out, "cannot open", cause))?;
+            loop {
+                // SAFETY: flock on a descriptor this function owns; it is released when the
+                // descriptor is closed.
+                if unsafe { libc::flock(directory.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                    break;
+                }
+                let cause = io::Error::last_os_error();
+                if cause.kind() != io::ErrorKind::Interrupted {
+                    return Err(error(out, "cannot lock", cause));
+                }
+            }
+            Ok(DirectoryLock {
+                _directory: directory,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = out;
+            Ok(DirectoryLock {})
+        }
+    }
 }
 
 fn stage(
@@ -178,22 +638,30 @@ fn stage(
     staged: &mut Vec<(PathBuf, PathBuf)>,
 ) -> Result<(), WriteError> {
     let mut visited = BTreeSet::new();
+    let mut seen = Directories::default();
     for artifact in artifacts {
         let destination = target(out, &artifact.path)?;
         let parent = destination.parent().unwrap_or(out);
-        ensure_directory(out, parent)?;
-        if visited.insert(parent.to_path_buf()) {
+        ensure_directory(out, parent, &mut seen)?;
+        // A directory this render created holds no leftovers and no earlier file.
+        let fresh = seen.created.contains(parent);
+        if visited.insert(parent.to_path_buf()) && !fresh {
             clear_leftovers(parent);
         }
-        match fs::symlink_metadata(&destination) {
-            Ok(meta) if meta.file_type().is_symlink() => {
+        let existing = if fresh {
+            None
+        } else {
+            fs::symlink_metadata(&destination).ok()
+        };
+        match existing {
+            Some(meta) if meta.file_type().is_symlink() => {
                 return Err(error(
                     &destination,
                     "refusing to replace the symlink",
                     "remove it first",
                 ));
             }
-            Ok(_) => {
+            Some(_) => {
                 let current = fs::read(&destination).unwrap_or_default();
                 if current == artifact.contents.as_bytes() {
                     written.unchanged.push(artifact.path.clone());
@@ -207,7 +675,7 @@ fn stage(
                     ));
                 }
             }
-            Err(_) => {}
+            None => {}
         }
         let temporary = staging_path(&destination);
         staged.push((temporary.clone(), destination));
@@ -220,48 +688,47 @@ fn stage(
 
 /// Where `destination` is staged: `.<name>.hybridgen-<pid>.tmp` beside it.
 fn staging_path(destination: &Path) -> PathBuf {
+    beside(destination, "tmp")
+}
+
+/// Where the file `destination` replaces is linked until the write is complete.
+fn backup_path(destination: &Path) -> PathBuf {
+    beside(destination, "old")
+}
+
+fn beside(destination: &Path, suffix: &str) -> PathBuf {
     let name = destination
         .file_name()
         .map(|name| name.to_string_lossy())
         .unwrap_or_default();
-    destination.with_file_name(format!(".{name}.hybridgen-{}.tmp", std::process::id()))
+    destination.with_file_name(format!(".{name}.hybridgen-{}.{suffix}", std::process::id()))
 }
 
-/// The process id in a staging file's name, when `name` is one.
+/// The process id in a staging or backup file's name, when `name` is one.
 fn staging_pid(name: &str) -> Option<u32> {
-    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let rest = name.strip_prefix('.')?;
+    let rest = rest
+        .strip_suffix(".tmp")
+        .or_else(|| rest.strip_suffix(".old"))?;
     let (_, pid) = rest.rsplit_once(".hybridgen-")?;
     pid.parse().ok()
 }
 
-/// Whether the process that staged a file may still be writing it. Where the system cannot
-/// tell (no `/proc`), a staging file is taken for abandoned only after a day.
-fn staging_process_alive(pid: u32, staged: &Path) -> bool {
-    let proc = Path::new("/proc");
-    if proc.join("self").exists() {
-        return proc.join(pid.to_string()).exists();
-    }
-    let age = fs::symlink_metadata(staged)
-        .and_then(|meta| meta.modified())
-        .ok()
-        .and_then(|modified| modified.elapsed().ok());
-    age.is_none_or(|age| age.as_secs() < 24 * 60 * 60)
+/// Removes the staging and backup files in `dir` that a killed render left. Called with the
+/// directory locked and any journal finished, so no other render is using them.
+fn clear_leftovers(dir: &Path) {
+    clear_leftovers_but(dir, None);
 }
 
-/// Removes the staging files in `dir` that a killed render left: those of a process that is
-/// gone, and those under this process's own id (which no other live process can have).
-fn clear_leftovers(dir: &Path) {
+/// `clear_leftovers`, keeping those of process `own` (the files this render has staged).
+fn clear_leftovers_but(dir: &Path, own: Option<u32>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = staging_pid(&name.to_string_lossy()) else {
-            continue;
-        };
-        let path = entry.path();
-        if pid == std::process::id() || !staging_process_alive(pid, &path) {
-            clear_leftover(&path);
+        let pid = staging_pid(&entry.file_name().to_string_lossy());
+        if pid.is_some() && pid != own {
+            clear_leftover(&entry.path());
         }
     }
 }
@@ -329,14 +796,8 @@ fn inside_without_links(out: &Path, file: &Path) -> bool {
     })
 }
 
-/// Removes an obsolete file and the directories it leaves empty, up to `out`.
-fn remove_obsolete(out: &Path, path: &str) -> bool {
-    let Ok(file) = target(out, path) else {
-        return false;
-    };
-    if fs::remove_file(&file).is_err() {
-        return false;
-    }
+/// Removes the directories a removed file left empty, up to `out`.
+fn remove_empty_parents(out: &Path, file: &Path) {
     let mut dir = file.parent();
     while let Some(current) = dir.filter(|current| *current != out && current.starts_with(out)) {
         if fs::remove_dir(current).is_err() {
@@ -344,12 +805,23 @@ fn remove_obsolete(out: &Path, path: &str) -> bool {
         }
         dir = current.parent();
     }
-    true
 }
 
 /// Compares rendered artifacts with `out` without writing anything. Files holding secrets are
 /// compared with the secret values masked on both sides.
+///
+/// When the directory exists it is locked, and a render that was stopped part way is finished
+/// first (the only write `--check` makes), so that what is compared is one whole set.
 pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteError> {
+    let out = &normalized(out);
+    let _lock = match fs::symlink_metadata(out) {
+        Ok(meta) if meta.is_dir() => {
+            let lock = DirectoryLock::exclusive(out)?;
+            recover(out)?;
+            Some(lock)
+        }
+        _ => None,
+    };
     let mut drift = Vec::new();
     for artifact in artifacts {
         let path = target(out, &artifact.path)?;
@@ -668,15 +1140,14 @@ mod tests {
     fn leftovers_of_a_killed_render_are_removed_and_never_compared() {
         let out = scratch("leftovers");
         write_all(&out, &artifacts(), false).unwrap();
-        // A process that has exited: its staging files are abandoned.
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let gone = child.id();
-        child.wait().unwrap();
-        let abandoned = out.join(format!(".a.yml.hybridgen-{gone}.tmp"));
-        let own = out.join(format!("sub/.b.json.hybridgen-{}.tmp", std::process::id()));
-        // Process 1 is always running: its files may still be in use.
-        let live = out.join(".a.yml.hybridgen-1.tmp");
-        for leftover in [&abandoned, &own, &live] {
+        // Whoever staged them, a render holding the lock is the only one writing: every staging
+        // and backup file it finds was left by a render that was killed.
+        let leftovers = [
+            out.join(".a.yml.hybridgen-1.tmp"),
+            out.join(".a.yml.hybridgen-77.old"),
+            out.join(format!("sub/.b.json.hybridgen-{}.tmp", std::process::id())),
+        ];
+        for leftover in &leftovers {
             fs::write(leftover, "half a file").unwrap();
         }
         assert!(check(&out, &artifacts()).unwrap().is_empty());
@@ -684,16 +1155,55 @@ mod tests {
         next[0].contents = "a: 2\n".into();
         next[1].contents = "{\"b\": 2}\n".into();
         write_all(&out, &next, false).unwrap();
-        assert!(
-            !abandoned.exists() && !own.exists(),
-            "abandoned staging files stay"
-        );
-        if Path::new("/proc/self").exists() {
-            assert!(live.exists(), "a live process's staging file was removed");
+        for leftover in &leftovers {
+            assert!(!leftover.exists(), "{} stays", leftover.display());
         }
         assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 2\n");
         let listed = fs::read_to_string(out.join(MANIFEST)).unwrap();
         assert!(!listed.contains(".tmp"), "{listed}");
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_killed_renders_link_to_a_file_no_longer_rendered_goes_with_it() {
+        let out = scratch("stale-link");
+        let mut before = artifacts();
+        before.push(Artifact::new("windows/old-node/join.yaml", "token: x\n"));
+        write_all(&out, &before, false).unwrap();
+        // A render killed after linking the file it was about to remove.
+        let stale = out.join("windows/old-node/.join.yaml.hybridgen-99999.old");
+        fs::hard_link(out.join("windows/old-node/join.yaml"), &stale).unwrap();
+        let written = write_all(&out, &artifacts(), false).unwrap();
+        assert_eq!(written.removed, ["windows/old-node/join.yaml"]);
+        assert!(!stale.exists());
+        assert!(!out.join("windows/old-node").exists());
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_committed_journal_is_rolled_forward_before_anything_reads() {
+        let out = scratch("journal");
+        write_all(&out, &artifacts(), false).unwrap();
+        // What a render killed right after its commit leaves: a staged file and the journal.
+        fs::write(out.join(".a.yml.hybridgen-99999.tmp"), "a: 3\n").unwrap();
+        fs::hard_link(out.join("a.yml"), out.join(".a.yml.hybridgen-99999.old")).unwrap();
+        let journal = Journal {
+            steps: vec![Step::Replace {
+                staged: ".a.yml.hybridgen-99999.tmp".into(),
+                target: "a.yml".into(),
+                backup: Some(".a.yml.hybridgen-99999.old".into()),
+            }],
+        };
+        assert_eq!(Journal::parse(&journal.text()), Some(journal.clone()));
+        fs::write(out.join(JOURNAL), journal.text()).unwrap();
+        let mut expected = artifacts();
+        expected[0].contents = "a: 3\n".into();
+        assert!(check(&out, &expected).unwrap().is_empty());
+        assert!(!out.join(JOURNAL).exists());
+        assert!(!out.join(".a.yml.hybridgen-99999.old").exists());
+        // A journal that leaves the directory is refused, not followed.
+        fs::write(out.join(JOURNAL), "remove\t../x\t.y\n").unwrap();
+        assert!(write_all(&out, &artifacts(), false).is_err());
         fs::remove_dir_all(&out).unwrap();
     }
 

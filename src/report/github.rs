@@ -1,8 +1,9 @@
 //! `--format github`: GitHub Actions workflow commands, one line per finding, which GitHub shows
 //! as annotations on the pull request.
 
-use super::FileReport;
+use super::{FileReport, SHOWN_PER_CODE, shown_text};
 use crate::diagnostic::Severity;
+use crate::escape;
 
 pub fn render(reports: &[FileReport]) -> String {
     let mut out = String::new();
@@ -15,20 +16,35 @@ pub fn render(reports: &[FileReport]) -> String {
             };
             let place = &finding.primary;
             let title = format!("{} {}", diagnostic.rule.code, diagnostic.rule.name);
-            let mut message = diagnostic.message.clone();
+            // Each part on one line with its control characters shown; the line break between
+            // them is the one `escape_data` encodes.
+            let mut message = escape::inline(&shown_text(&diagnostic.message));
             if let Some(help) = &diagnostic.help {
                 message.push_str("\nhelp: ");
-                message.push_str(help);
+                message.push_str(&escape::inline(&shown_text(help)));
             }
             out.push_str(&format!(
                 "::{command} title={},file={},line={},col={},endLine={},endColumn={}::{}\n",
                 escape_property(&title),
-                escape_property(report.name()),
+                escape_property(&escape::inline(report.name())),
                 place.start.line,
                 place.start.column,
                 place.end.line,
                 place.end.column,
                 escape_data(&message)
+            ));
+        }
+        for omitted in &report.omitted {
+            out.push_str(&format!(
+                "::notice title={},file={}::{}\n",
+                escape_property(&format!("{} findings not shown", omitted.code)),
+                escape_property(&escape::inline(report.name())),
+                escape_data(&format!(
+                    "and {} more {} findings in this file ({} a file at most)",
+                    omitted.errors + omitted.warnings,
+                    omitted.code,
+                    SHOWN_PER_CODE
+                ))
             ));
         }
     }

@@ -3,6 +3,7 @@
 
 use super::{FileReport, Located, Totals, findings_summary};
 use crate::diagnostic::Severity;
+use crate::escape;
 use crate::plan::{Plan, SubnetSource, address};
 use crate::spec::{Os, Spec};
 use miette::{
@@ -28,7 +29,8 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(style.width)
-        .with_links(false);
+        .with_links(false)
+        .with_context_lines(CONTEXT_LINES);
     let mut out = String::new();
     for report in reports {
         if style.show_plan {
@@ -38,9 +40,10 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
                 out.push('\n');
             }
         }
-        // The masked copy of the text is made only when a finding will show part of it.
+        // The masked copy of the text is made only when a finding will show part of it; what a
+        // terminal would act on in it is shown as `?`, byte for byte.
         if !report.findings.is_empty() {
-            let source = LinedSource::new(report.name(), report.display_text());
+            let source = LinedSource::shown(report);
             for finding in &report.findings {
                 let drawn = Drawn {
                     finding,
@@ -53,13 +56,26 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
                 }
             }
         }
+        for omitted in &report.omitted {
+            out.push_str(&format!(
+                "{}: and {} more {} findings not shown ({} a file at most)\n\n",
+                escape::inline(report.name()),
+                omitted.errors + omitted.warnings,
+                omitted.code,
+                super::SHOWN_PER_CODE
+            ));
+        }
         if reports.len() > 1 {
-            out.push_str(&format!("{}: {}\n", report.name(), file_summary(report)));
+            out.push_str(&format!(
+                "{}: {}\n",
+                escape::inline(report.name()),
+                file_summary(report)
+            ));
         }
     }
     out.push_str(&Totals::of(reports).summary());
     out.push('\n');
-    out
+    escape::no_workflow_commands(&out)
 }
 
 fn file_summary(report: &FileReport) -> String {
@@ -86,8 +102,11 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
         Err(_) => "(invalid)".to_string(),
     };
     out.push_str(&format!(
-        "{name}: cluster `{}`, Kubernetes {kubernetes}, DNS domain {}\n",
-        spec.metadata.name, plan.dns_domain
+        "{}: cluster `{}`, Kubernetes {}, DNS domain {}\n",
+        escape::inline(name),
+        escape::bounded(&spec.metadata.name, 200),
+        escape::bounded(&kubernetes, 100),
+        escape::bounded(&plan.dns_domain, 200)
     ));
     out.push_str(&distribution_text(plan));
     let dns = match &plan.dns_service_ip {
@@ -115,7 +134,7 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
         .iter()
         .map(|node| {
             [
-                node.name.clone(),
+                escape::bounded(&node.name, 100),
                 node.os.as_str().to_string(),
                 node.address
                     .as_ref()
@@ -168,7 +187,7 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
             "    {} via {} ({}, {how}, {} addresses)\n",
             route.destination,
             route.next_hop,
-            node.name,
+            escape::bounded(&node.name, 100),
             address::size(&route.destination)
         ));
     }
@@ -246,7 +265,7 @@ fn artifacts_text(artifacts: &[String]) -> String {
     }
     let mut out = format!("\n  render writes ({}):\n", artifacts.len());
     for path in artifacts {
-        out.push_str(&format!("    {path}\n"));
+        out.push_str(&format!("    {}\n", escape::inline(path)));
     }
     out
 }
@@ -261,15 +280,44 @@ struct LinedSource {
     line_starts: Vec<usize>,
 }
 
+/// Lines of context miette shows above and below a finding.
+const CONTEXT_LINES: usize = 1;
+
 impl LinedSource {
+    /// The lines a report's findings show, as [`FileReport::shown_text`] gives them, under the
+    /// report's name as a terminal may get it.
+    fn shown(report: &FileReport) -> Self {
+        let raw = report.file.source.text();
+        // Line starts as the shown text has them: a lone `\r` is shown as `?`, never a break.
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', raw.as_bytes()).map(|at| at + 1))
+            .collect();
+        let windows: Vec<std::ops::Range<usize>> = report
+            .findings
+            .iter()
+            .map(|finding| {
+                // Every label of the finding, and what lies between them: miette draws labels
+                // that are close in one snippet.
+                let spans = std::iter::once(&finding.primary.span)
+                    .chain(finding.secondary.iter().map(|(place, _)| &place.span));
+                let start = spans.clone().map(|span| span.start).min().unwrap_or(0);
+                let end = spans.map(|span| span.end).max().unwrap_or(0);
+                lines_around(
+                    &line_starts,
+                    raw.len(),
+                    start..end,
+                    (CONTEXT_LINES, CONTEXT_LINES),
+                )
+            })
+            .collect();
+        LinedSource::new(&escape::inline(report.name()), report.shown_text(&windows))
+    }
+
     fn new(name: &str, text: String) -> Self {
         let bytes = text.as_bytes();
-        let breaks = bytes.iter().enumerate().filter(|&(at, &byte)| {
-            byte == b'\n' || (byte == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
-        });
-        let line_starts = std::iter::once(0)
-            .chain(breaks.map(|(at, _)| at + 1))
-            .collect();
+        let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes)
+            .filter(|&at| bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n'));
+        let line_starts = std::iter::once(0).chain(breaks.map(|at| at + 1)).collect();
         LinedSource {
             name: name.to_string(),
             text,
@@ -284,31 +332,51 @@ impl LinedSource {
     }
 }
 
-impl SourceCode for LinedSource {
-    fn read_span<'a>(
-        &'a self,
+impl LinedSource {
+    /// A span on a line longer than `LONG_LINE`: only `SNIPPET_REACH` bytes each side of it, and
+    /// no context lines, so that a finding in a one-line capture of megabytes quotes a few
+    /// hundred bytes, not the line.
+    fn read_long_line(
+        &self,
         span: &SourceSpan,
-        context_lines_before: usize,
-        context_lines_after: usize,
-    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        // From a line before the first context line to a line past the last one: miette reads the
-        // window as it would the whole file, and its answer is shifted back by the lines above
-        // the window. (The extra line keeps a span from starting the window, where miette's
-        // reading of an empty span differs.)
-        let first = self
-            .line_of(span.offset())
-            .saturating_sub(context_lines_before + 1);
-        let last_byte = span.offset() + span.len().saturating_sub(1);
-        let after = self.line_of(last_byte) + context_lines_after + 2;
-        let start = self.line_starts[first];
-        let end = self
+    ) -> Result<Option<Box<dyn SpanContents<'_> + '_>>, MietteError> {
+        const LONG_LINE: usize = 1024;
+        let offset = span.offset().min(self.text.len());
+        let line = self.line_of(offset);
+        let line_start = self.line_starts[line];
+        let line_end = self
             .line_starts
-            .get(after)
+            .get(line + 1)
             .copied()
             .unwrap_or(self.text.len());
-        let window = &self.text.as_bytes()[start..end.max(start)];
-        let local = SourceSpan::new((span.offset().saturating_sub(start)).into(), span.len());
-        let contents = window.read_span(&local, context_lines_before, context_lines_after)?;
+        if line_end - line_start <= LONG_LINE {
+            return Ok(None);
+        }
+        let reach = span.len().min(SNIPPET_REACH);
+        let mut from = offset.saturating_sub(SNIPPET_REACH).max(line_start);
+        while !self.text.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = (offset + reach + SNIPPET_REACH).min(line_end);
+        while !self.text.is_char_boundary(to) {
+            to += 1;
+        }
+        let local = SourceSpan::new((offset - from).into(), reach.min(to - offset));
+        self.read_window(from..to, line, &local, (0, 0)).map(Some)
+    }
+
+    /// miette's reading of `local` in the bytes `window` as if they were the whole file, shifted
+    /// back to where the window stands: `first_line` lines and `window.start` bytes in.
+    fn read_window(
+        &self,
+        window: std::ops::Range<usize>,
+        first_line: usize,
+        local: &SourceSpan,
+        (before, after): (usize, usize),
+    ) -> Result<Box<dyn SpanContents<'_> + '_>, MietteError> {
+        let start = window.start;
+        let bytes = &self.text.as_bytes()[window];
+        let contents = bytes.read_span(local, before, after)?;
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.clone(),
             contents.data(),
@@ -316,11 +384,70 @@ impl SourceCode for LinedSource {
                 (contents.span().offset() + start).into(),
                 contents.span().len(),
             ),
-            contents.line() + first,
+            contents.line() + first_line,
             contents.column(),
-            contents.line_count() + first,
+            contents.line_count() + first_line,
         )))
     }
+}
+
+/// The bytes `read_span` hands miette for a span: from a line before the first context line to
+/// a line past the last one.
+fn lines_around(
+    line_starts: &[usize],
+    text_len: usize,
+    span: std::ops::Range<usize>,
+    (before, after): (usize, usize),
+) -> std::ops::Range<usize> {
+    let line_of = |offset: usize| {
+        line_starts
+            .partition_point(|&start| start <= offset)
+            .saturating_sub(1)
+    };
+    let first = line_of(span.start).saturating_sub(before + 1);
+    let last = line_of(span.start.max(span.end.saturating_sub(1))) + after + 2;
+    let start = line_starts.get(first).copied().unwrap_or(0);
+    let end = line_starts.get(last).copied().unwrap_or(text_len);
+    start..end.max(start)
+}
+
+impl SourceCode for LinedSource {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        if let Some(cut) = self.read_long_line(span)? {
+            return Ok(cut);
+        }
+        // From a line before the first context line to a line past the last one: miette reads the
+        // window as it would the whole file, and its answer is shifted back by the lines above
+        // the window. (The extra line keeps a span from starting the window, where miette's
+        // reading of an empty span differs.)
+        let context = (context_lines_before, context_lines_after);
+        let window = lines_around(
+            &self.line_starts,
+            self.text.len(),
+            span.offset()..span.offset() + span.len(),
+            context,
+        );
+        let first = self.line_of(window.start);
+        let local = SourceSpan::new(
+            (span.offset().saturating_sub(window.start)).into(),
+            span.len(),
+        );
+        self.read_window(window, first, &local, context)
+    }
+}
+
+/// The most bytes of a line a snippet shows on each side of a finding's span, and the most of
+/// the span itself it underlines: a capture is often one line of megabytes.
+const SNIPPET_REACH: usize = 160;
+
+/// A span cut to what a snippet underlines.
+fn shown_span(span: &std::ops::Range<usize>) -> SourceSpan {
+    SourceSpan::new(span.start.into(), span.len().min(SNIPPET_REACH))
 }
 
 /// A finding as miette draws it.
@@ -329,15 +456,20 @@ struct Drawn<'a> {
     source: &'a LinedSource,
 }
 
+/// A message, help or label as the terminal gets it: cut short, every control character shown.
+fn terminal_text(text: &str) -> String {
+    escape::inline(&super::shown_text(text))
+}
+
 impl fmt::Debug for Drawn<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.finding.diagnostic.message)
+        f.write_str(&terminal_text(&self.finding.diagnostic.message))
     }
 }
 
 impl fmt::Display for Drawn<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.finding.diagnostic.message)
+        f.write_str(&terminal_text(&self.finding.diagnostic.message))
     }
 }
 
@@ -361,7 +493,7 @@ impl miette::Diagnostic for Drawn<'_> {
             .diagnostic
             .help
             .as_ref()
-            .map(|help| Box::new(help) as Box<dyn fmt::Display>)
+            .map(|help| Box::new(terminal_text(help)) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
@@ -372,11 +504,11 @@ impl miette::Diagnostic for Drawn<'_> {
         let primary = &self.finding.primary;
         let text = &self.finding.diagnostic.primary.text;
         let primary = LabeledSpan::new_primary_with_span(
-            (!text.is_empty()).then(|| text.clone()),
-            primary.span.clone(),
+            (!text.is_empty()).then(|| terminal_text(text)),
+            shown_span(&primary.span),
         );
         let secondary = self.finding.secondary.iter().map(|(place, text)| {
-            LabeledSpan::new_with_span(Some(text.to_string()), place.span.clone())
+            LabeledSpan::new_with_span(Some(terminal_text(text)), shown_span(&place.span))
         });
         Some(Box::new(std::iter::once(primary).chain(secondary)))
     }

@@ -1,18 +1,29 @@
 //! `--format json`: one document with every finding; the shape is documented in the README and
 //! kept stable (`version` changes if it ever must change).
 
-use super::{FileReport, Place, PodSubnets, Totals, pod_subnets, rule_url};
+use super::{FileReport, Place, PodSubnets, Totals, pod_subnets, rule_url, shown_text};
 use serde::Serialize;
+use std::borrow::Cow;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Output<'a> {
     version: u32,
     diagnostics: Vec<Entry<'a>>,
+    /// Findings beyond the first `SHOWN_PER_CODE` of a code in a file: counted, not listed.
+    omitted: Vec<OmittedEntry<'a>>,
     summary: Summary,
     /// Each planned spec's node subnets and where they come from (absent when none planned).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pod_subnets: Vec<PodSubnets<'a>>,
+}
+
+#[derive(Serialize)]
+struct OmittedEntry<'a> {
+    code: &'static str,
+    file: &'a str,
+    errors: usize,
+    warnings: usize,
 }
 
 #[derive(Serialize)]
@@ -21,8 +32,8 @@ struct Entry<'a> {
     code: &'static str,
     name: &'static str,
     severity: &'static str,
-    message: &'a str,
-    help: Option<&'a str>,
+    message: Cow<'a, str>,
+    help: Option<Cow<'a, str>>,
     file: &'a str,
     path: &'a str,
     line: usize,
@@ -67,8 +78,8 @@ pub fn render(reports: &[FileReport]) -> String {
                     code: diagnostic.rule.code,
                     name: diagnostic.rule.name,
                     severity: diagnostic.severity.as_str(),
-                    message: &diagnostic.message,
-                    help: diagnostic.help.as_deref(),
+                    message: shown_text(&diagnostic.message),
+                    help: diagnostic.help.as_deref().map(shown_text),
                     file: report.name(),
                     path: pointer,
                     line: start.line,
@@ -92,10 +103,22 @@ pub fn render(reports: &[FileReport]) -> String {
             })
         })
         .collect();
+    let omitted = reports
+        .iter()
+        .flat_map(|report| {
+            report.omitted.iter().map(move |omitted| OmittedEntry {
+                code: omitted.code,
+                file: report.name(),
+                errors: omitted.errors,
+                warnings: omitted.warnings,
+            })
+        })
+        .collect();
     let totals = Totals::of(reports);
     let output = Output {
         version: 1,
         diagnostics,
+        omitted,
         summary: Summary {
             files: totals.files,
             errors: totals.errors,

@@ -8,6 +8,7 @@ pub mod sarif;
 
 use crate::diagnostic::Rule;
 use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::escape;
 use crate::load::LoadedFile;
 use crate::plan::Plan;
 use crate::source::{Position, SourceFile};
@@ -35,7 +36,39 @@ pub struct FileReport<'a> {
     pub file: &'a LoadedFile,
     /// For a spec that planned: what the human report shows before the findings.
     pub planned: Option<Planned<'a>>,
+    /// The findings shown: at most `SHOWN_PER_CODE` of each code.
     pub findings: Vec<Located<'a>>,
+    /// For each code with more findings than are shown, how many more of each severity, so that
+    /// every format still counts them.
+    pub omitted: Vec<Omitted>,
+}
+
+/// Findings of one code in one file beyond those shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Omitted {
+    pub code: &'static str,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+/// The most findings of one code a report shows for one file: a capture of a million broken
+/// items must not print a million findings (each quoting its line).
+pub const SHOWN_PER_CODE: usize = 100;
+
+/// The most characters of a message or help any format shows; a value quoted in it (a node name,
+/// an annotation) could otherwise be megabytes.
+pub const MESSAGE_CHARS: usize = 2_000;
+
+/// A message or help as reports show it: cut at `MESSAGE_CHARS`, saying how much was left out.
+pub fn shown_text(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MESSAGE_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!(
+            "{}… ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        )),
+    }
 }
 
 /// A spec's resolved plan, and the paths `render` would write.
@@ -67,10 +100,12 @@ impl<'a> FileReport<'a> {
                 &b.diagnostic.message,
             ))
         });
+        let (findings, omitted) = cap_per_code(findings);
         Self {
             file,
             planned: None,
             findings,
+            omitted,
         }
     }
 
@@ -90,18 +125,97 @@ impl<'a> FileReport<'a> {
         self.file.source.name()
     }
 
-    /// The file's text as reports may show it: inline secret values, and anything shaped like a
-    /// bootstrap token or a CA hash, masked.
-    pub fn display_text(&self) -> String {
-        crate::redact::masked(self.file.source.text(), &self.file.inline_secrets)
+    /// The file's text as reports show it, for `windows` (byte ranges of whole lines): inline
+    /// secret values, and anything shaped like a bootstrap token or a CA hash, masked with `*`,
+    /// and every control character a terminal would act on shown as `?`, byte for byte. Every
+    /// other byte is blank, line breaks kept, so that positions stay put, nothing unmasked can be
+    /// shown, and only the windows are scanned: a report does not mask a whole 8.5 MiB spec to
+    /// show a few lines of it.
+    pub fn shown_text(&self, windows: &[Range<usize>]) -> String {
+        let text = self.file.source.text();
+        let mut secrets = self.file.inline_secrets.clone();
+        if self.file.spans.is_none() {
+            // A file that did not load has no spans to find the secret fields by: they are
+            // found by their place in the text instead.
+            secrets.extend(crate::redact::secret_values_by_place(text));
+        }
+        let mut shown: Vec<u8> = text
+            .bytes()
+            .map(|byte| if byte == b'\n' { b'\n' } else { b' ' })
+            .collect();
+        for window in windows {
+            let Some(part) = text.get(window.clone()) else {
+                continue;
+            };
+            let inside: Vec<Range<usize>> = secrets
+                .iter()
+                .filter_map(|span| {
+                    let (start, end) = (span.start.max(window.start), span.end.min(window.end));
+                    (start < end).then(|| start - window.start..end - window.start)
+                })
+                .collect();
+            let masked = escape::same_length(&crate::redact::masked(part, &inside));
+            // Both keep the length byte for byte; a window that did not stays blank.
+            if let Some(place) = shown
+                .get_mut(window.clone())
+                .filter(|place| place.len() == masked.len())
+            {
+                place.copy_from_slice(masked.as_bytes());
+            }
+        }
+        String::from_utf8(shown).unwrap_or_default()
     }
 
+    /// Every finding of this severity, shown or not.
     pub fn count(&self, severity: Severity) -> usize {
-        self.findings
+        let shown = self
+            .findings
             .iter()
             .filter(|finding| finding.diagnostic.severity == severity)
-            .count()
+            .count();
+        let omitted: usize = self
+            .omitted
+            .iter()
+            .map(|omitted| match severity {
+                Severity::Error => omitted.errors,
+                Severity::Warning => omitted.warnings,
+            })
+            .sum();
+        shown + omitted
     }
+}
+
+/// The first `SHOWN_PER_CODE` findings of each code, in order, and counts of the rest.
+fn cap_per_code(findings: Vec<Located<'_>>) -> (Vec<Located<'_>>, Vec<Omitted>) {
+    let mut seen: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    let mut omitted: Vec<Omitted> = Vec::new();
+    let mut shown = Vec::with_capacity(findings.len().min(SHOWN_PER_CODE * 4));
+    for finding in findings {
+        let code = finding.diagnostic.code();
+        let count = seen.entry(code).or_default();
+        *count += 1;
+        if *count <= SHOWN_PER_CODE {
+            shown.push(finding);
+            continue;
+        }
+        let at = match omitted.iter().position(|o| o.code == code) {
+            Some(at) => at,
+            None => {
+                omitted.push(Omitted {
+                    code,
+                    errors: 0,
+                    warnings: 0,
+                });
+                omitted.len() - 1
+            }
+        };
+        match finding.diagnostic.severity {
+            Severity::Error => omitted[at].errors += 1,
+            Severity::Warning => omitted[at].warnings += 1,
+        }
+    }
+    omitted.sort_by_key(|o| o.code);
+    (shown, omitted)
 }
 
 /// Resolves a location to the exact span when the path exists, else to its nearest ancestor.

@@ -1,7 +1,7 @@
 //! `--format sarif`: SARIF 2.1.0 for GitHub code scanning. Every rule is listed once, in code
 //! order; results refer to them by id and index.
 
-use super::{FileReport, Place, pod_subnets, rule_url};
+use super::{FileReport, Place, pod_subnets, rule_url, shown_text};
 use crate::diagnostic::Severity;
 use crate::rules;
 use serde_json::{Value, json};
@@ -29,10 +29,10 @@ pub fn render(reports: &[FileReport]) -> String {
                 let rule_index = rules::all()
                     .iter()
                     .position(|rule| rule.code == diagnostic.rule.code);
-                let mut text = diagnostic.message.clone();
+                let mut text = shown_text(&diagnostic.message).into_owned();
                 if let Some(help) = &diagnostic.help {
                     text.push_str("\nhelp: ");
-                    text.push_str(help);
+                    text.push_str(&shown_text(help));
                 }
                 let related: Vec<Value> = finding
                     .secondary
@@ -60,6 +60,20 @@ pub fn render(reports: &[FileReport]) -> String {
         })
         .collect();
     let subnets = pod_subnets(reports);
+    // Findings beyond those listed are counted, so that a consumer sees the whole number.
+    let omitted: Vec<Value> = reports
+        .iter()
+        .flat_map(|report| {
+            report.omitted.iter().map(move |omitted| {
+                json!({
+                    "ruleId": omitted.code,
+                    "uri": uri(report.name()),
+                    "errors": omitted.errors,
+                    "warnings": omitted.warnings,
+                })
+            })
+        })
+        .collect();
     let mut document = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -71,11 +85,12 @@ pub fn render(reports: &[FileReport]) -> String {
             }},
             "columnKind": "unicodeCodePoints",
             "results": results,
+            "properties": {"omittedResults": omitted},
         }],
     });
     if !subnets.is_empty() {
         // A property bag (SARIF 2.1.0 §3.8): each planned spec's node subnets and their source.
-        document["runs"][0]["properties"] = json!({"podSubnets": subnets});
+        document["runs"][0]["properties"]["podSubnets"] = json!(subnets);
     }
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
@@ -92,7 +107,7 @@ fn level(severity: Severity) -> &'static str {
 fn location(file: &str, place: &Place) -> Value {
     json!({
         "physicalLocation": {
-            "artifactLocation": {"uri": file},
+            "artifactLocation": {"uri": uri(file)},
             "region": {
                 "startLine": place.start.line,
                 "startColumn": place.start.column,
@@ -101,6 +116,21 @@ fn location(file: &str, place: &Place) -> Value {
             },
         },
     })
+}
+
+/// A file name as a relative URI reference (RFC 3986): every byte outside the unreserved set and
+/// `/` percent-encoded, so that a name holding spaces, `#`, `?`, `%` or control characters still
+/// names the file and nothing else (SARIF 2.1.0 §3.10.2 `uri`).
+fn uri(file: &str) -> String {
+    let mut encoded = String::with_capacity(file.len());
+    for byte in file.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
 }
 
 /// The "What it checks" paragraph of a rule's explain text, on one line.

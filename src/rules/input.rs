@@ -520,8 +520,9 @@ fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_duplicate_nodes(context: &Context, found: &mut Vec<Diagnostic>) {
-    let mut names: HashMap<&str, usize> = HashMap::new();
-    let mut addresses: HashMap<u32, usize> = HashMap::new();
+    let count = context.plan.nodes.len();
+    let mut names: HashMap<&str, usize> = HashMap::with_capacity(count);
+    let mut addresses: HashMap<u32, usize> = HashMap::with_capacity(count);
     for (index, node) in context.plan.nodes.iter().enumerate() {
         if let Some(&first) = names.get(node.name.as_str()) {
             found.push(

@@ -189,6 +189,10 @@ declare_rules! {
     /// list or one object. `kubectl describe` text, a `kubectl get` table (`-o wide`), a
     /// truncated file or something that is no Kubernetes object is an error; an object of
     /// another kind is a warning, since nothing compares it.
+    /// Also errors: captures holding no Node, DaemonSet or Pod (every cluster runs them), an
+    /// empty capture of a list kubectl always prints, and a compared value of the wrong type or
+    /// shape (a number for `Network`, garbage for a Windows `kernelVersion`), naming file and
+    /// field.
     ///
     /// ### Why it matters
     /// A capture that cannot be read would leave part of the cluster unchecked without a word.

@@ -10,7 +10,7 @@ use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
 use crate::plan::rke2::Rke2Plan;
 use crate::plan::rke2_keys::{self, Scope};
 use crate::plan::version::Release;
-use crate::spec::{Backend, Spec};
+use crate::spec::{Backend, ConfigKeys, Spec};
 use serde_json::Value;
 
 declare_rules! {
@@ -680,13 +680,7 @@ fn key_problem(key: &str, value: &Value, servers: bool) -> Option<(String, Strin
         })
 }
 
-fn config_maps(
-    spec: &Spec,
-) -> Vec<(
-    &'static str,
-    bool,
-    &std::collections::BTreeMap<String, Value>,
-)> {
+fn config_maps(spec: &Spec) -> Vec<(&'static str, bool, &ConfigKeys)> {
     let Some(rke2) = &spec.rke2 else {
         return Vec::new();
     };
@@ -705,7 +699,7 @@ fn check_config_keys(context: &Context, found: &mut Vec<Diagnostic>) {
     }
     for (field, servers, map) in config_maps(context.spec) {
         for (name, setting) in map {
-            let Some((problem, help)) = key_problem(name, setting, servers) else {
+            let Some((problem, help)) = key_problem(name, &setting.0, servers) else {
                 continue;
             };
             found.push(

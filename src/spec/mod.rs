@@ -113,11 +113,77 @@ pub struct Rke2 {
     /// `{kubelet-arg: ["image-gc-high-threshold=85"]}`): keys the RKE2 agent reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &serde_json::json!({"kubelet-arg": ["image-gc-high-threshold=85"]}))]
-    pub config: Option<std::collections::BTreeMap<String, serde_json::Value>>,
+    pub config: Option<ConfigKeys>,
     /// More `config.yaml` keys for the servers only (e.g. `{etcd-snapshot-retention: 10}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &serde_json::json!({"etcd-snapshot-retention": 10}))]
-    pub server_config: Option<std::collections::BTreeMap<String, serde_json::Value>>,
+    pub server_config: Option<ConfigKeys>,
+}
+
+/// Keys passed on to a distribution's config file as written.
+pub type ConfigKeys = std::collections::BTreeMap<String, ConfigValue>;
+
+/// A value passed on to a config file as written: a string, number or boolean, or a list of them
+/// (RKE2's `config.yaml` holds its command-line flags, and a flag takes nothing else).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct ConfigValue(pub serde_json::Value);
+
+/// The newtype name [`ConfigValue`] asks a deserializer for: the strict typing of the short path
+/// (`schema::strict`) hands the value over whole under this name, lists included.
+pub const CONFIG_VALUE: &str = "hybridgen::ConfigValue";
+
+impl ConfigValue {
+    fn is_scalar(value: &serde_json::Value) -> bool {
+        value.is_string() || value.is_number() || value.is_boolean()
+    }
+
+    fn fits(value: &serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Array(items) => items.iter().all(Self::is_scalar),
+            value => Self::is_scalar(value),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ConfigValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Whole;
+        impl<'de> serde::de::Visitor<'de> for Whole {
+            type Value = ConfigValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string, number or boolean, or a list of them")
+            }
+            fn visit_newtype_struct<D: serde::Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<ConfigValue, D::Error> {
+                let value = serde_json::Value::deserialize(deserializer)?;
+                if ConfigValue::fits(&value) {
+                    Ok(ConfigValue(value))
+                } else {
+                    Err(serde::de::Error::custom(
+                        "a string, number or boolean, or a list of them",
+                    ))
+                }
+            }
+        }
+        deserializer.deserialize_newtype_struct(CONFIG_VALUE, Whole)
+    }
+}
+
+impl JsonSchema for ConfigValue {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ConfigValue".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let scalar = serde_json::json!({"type": ["string", "number", "boolean"]});
+        schemars::json_schema!({
+            "description": "A value passed on to a config file as written: a string, number or boolean, or a list of them.",
+            "anyOf": [scalar.clone(), {"type": "array", "items": scalar}],
+        })
+    }
 }
 
 /// A Rancher v2 custom cluster (`provisioning.cattle.io/v1`).

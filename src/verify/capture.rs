@@ -33,6 +33,22 @@ pub struct Captured {
     pub empty: Vec<String>,
 }
 
+impl Captured {
+    /// Adds findings about values inside captures (of the wrong type or shape) to
+    /// the capture each names.
+    pub fn add_findings(&mut self, findings: Vec<(String, Diagnostic)>) {
+        for (file, finding) in findings {
+            if let Some(capture) = self
+                .files
+                .iter_mut()
+                .find(|capture| capture.file.source.name() == file)
+            {
+                capture.diagnostics.push(finding);
+            }
+        }
+    }
+}
+
 /// One capture as read, with its own findings (HG509).
 pub struct CaptureFile {
     pub file: LoadedFile,
@@ -49,58 +65,171 @@ const KINDS: [&str; 6] = [
     "HelmChartConfig",
 ];
 
-/// The files to read: each path given, and every visible file under each directory given, in
-/// name order, each once. A path that does not exist is a usage error.
+/// What one capture file, and all of them together, may hold. Checked with `stat` before a byte
+/// is read, so that a sparse or endless file costs nothing: a 5,000-node cluster (Kubernetes'
+/// largest supported size) captures 87 MiB in its largest file (BENCHMARKS.md), well inside both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub file_bytes: u64,
+    pub total_bytes: u64,
+}
+
+/// The budget `verify` reads captures within, from files or from kubectl.
+pub const BUDGET: Budget = Budget {
+    file_bytes: 256 * 1024 * 1024,
+    total_bytes: 512 * 1024 * 1024,
+};
+
+/// A byte count as people read it: `600 MiB`, `12 KiB`, `80 bytes`.
+pub fn bytes_text(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    match bytes {
+        n if n >= KIB * KIB && n % (KIB * KIB) == 0 => format!("{} MiB", n / (KIB * KIB)),
+        n if n >= KIB * KIB => format!("{:.1} MiB", n as f64 / (KIB * KIB) as f64),
+        n if n >= KIB => format!("{} KiB", n / KIB),
+        n => format!("{n} bytes"),
+    }
+}
+
+/// The files to read: each path given, and every visible regular file under each directory
+/// given, in name order, each once. A path that does not exist, a FIFO, device or socket, a
+/// symlinked directory inside a directory, or files beyond the budget are usage errors: each is
+/// refused with the reason before anything is read.
 pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
+    let budget = BUDGET;
     let mut files = Vec::new();
     for path in paths {
-        collect(path, &mut files)?;
+        collect(path, true, &mut files)?;
     }
     // A file given both on its own and in its directory is read once.
     let mut seen = std::collections::HashSet::new();
-    files.retain(|path| seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())));
+    files.retain(|(path, _)| {
+        seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()))
+    });
+    let mut total: u64 = 0;
+    for (path, size) in &files {
+        if *size > budget.file_bytes {
+            return Err(format!(
+                "`{}` holds {}, more than the {} a capture file may hold",
+                crate::escape::inline(&path.display().to_string()),
+                bytes_text(*size),
+                bytes_text(budget.file_bytes)
+            ));
+        }
+        total = total.saturating_add(*size);
+    }
+    if total > budget.total_bytes {
+        return Err(format!(
+            "the {} capture files hold {}, more than the {} `verify` reads in one run",
+            files.len(),
+            bytes_text(total),
+            bytes_text(budget.total_bytes)
+        ));
+    }
     files
         .into_iter()
-        .map(|path| {
+        .map(|(path, _)| {
             let name = path.display().to_string();
-            read_bounded(&path)
+            read_regular(&path, budget.file_bytes)
                 .map(|bytes| Input {
                     name: name.clone(),
                     bytes,
                 })
-                .map_err(|error| format!("cannot read `{name}`: {error}"))
+                .map_err(|error| format!("cannot read `{}`: {error}", crate::escape::inline(&name)))
         })
         .collect()
 }
 
-/// The file, up to one byte past the capture limit: enough for the loader to say it is too big,
-/// without reading a huge file whole.
-fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
-    let limit = CAPTURE.bytes as u64 + 1;
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata().map_or(0, |meta| meta.len().min(limit));
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    file.take(limit).read_to_end(&mut bytes)?;
+/// A regular file, at most `limit` bytes of it. Opened without blocking (a FIFO swapped in after
+/// `stat` would otherwise wait for a writer) and checked again once open.
+fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if let Some(kind) = not_regular(&meta) {
+        return Err(std::io::Error::other(format!(
+            "it is {kind}, not a regular file"
+        )));
+    }
+    if meta.len() > limit {
+        return Err(std::io::Error::other(format!(
+            "it holds {}, more than the {} a capture file may hold",
+            bytes_text(meta.len()),
+            bytes_text(limit)
+        )));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    // A file that grows while it is read stops at the limit, and the loader refuses the rest.
+    file.take(limit + 1).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
-fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
-    let meta = std::fs::metadata(path)
-        .map_err(|error| format!("cannot read `{}`: {error}", path.display()))?;
-    if !meta.is_dir() {
-        files.push(path.to_path_buf());
+/// What a file that is not a regular file or a directory is, for the refusal.
+fn not_regular(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return Some("a device");
+        }
+    }
+    if kind.is_dir() {
+        return Some("a directory");
+    }
+    Some("not a regular file")
+}
+
+/// Adds `path` (a file given, or an entry of a directory given) with its size, or every visible
+/// entry under it. A symlink given on the command line is followed; inside a directory, a link to
+/// a file is read but a link to a directory is refused, so that a walk never leaves the tree
+/// (a link to `/` or `/dev`).
+fn collect(path: &Path, given: bool, files: &mut Vec<(PathBuf, u64)>) -> Result<(), String> {
+    let shown = || crate::escape::inline(&path.display().to_string());
+    let meta =
+        std::fs::metadata(path).map_err(|error| format!("cannot read `{}`: {error}", shown()))?;
+    if meta.is_dir() {
+        let linked = std::fs::symlink_metadata(path).is_ok_and(|own| own.file_type().is_symlink());
+        if linked && !given {
+            return Err(format!(
+                "refusing `{}`: a symbolic link to a directory is not walked (pass the directory it points to as its own `--cluster`)",
+                shown()
+            ));
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|error| format!("cannot read the directory `{}`: {error}", shown()))?
+            .filter_map(Result::ok)
+            .filter(|entry| !entry.file_name().to_string_lossy().starts_with('.'))
+            .map(|entry| entry.path())
+            .collect();
+        entries.sort();
+        for entry in entries {
+            collect(&entry, false, files)?;
+        }
         return Ok(());
     }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|error| format!("cannot read the directory `{}`: {error}", path.display()))?
-        .filter_map(Result::ok)
-        .filter(|entry| !entry.file_name().to_string_lossy().starts_with('.'))
-        .map(|entry| entry.path())
-        .collect();
-    entries.sort();
-    for entry in entries {
-        collect(&entry, files)?;
+    if let Some(kind) = not_regular(&meta) {
+        return Err(format!(
+            "refusing `{}`: it is {kind}, not a regular file; captures are files kubectl wrote",
+            shown()
+        ));
     }
+    files.push((path.to_path_buf(), meta.len()));
     Ok(())
 }
 
@@ -221,9 +350,14 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
     } else {
         source
     };
+    let secret = holds_secret(source.text());
+    let mut file = LoadedFile::new(source, spans);
+    if secret {
+        file.inline_secrets = std::iter::once(0..file.source.text().len()).collect();
+    }
     FileRead {
         read: CaptureFile {
-            file: LoadedFile::new(source, spans),
+            file,
             diagnostics: findings,
         },
         objects: objects_read,
@@ -231,13 +365,35 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
     }
 }
 
-/// The capture a file named like one of the commands' files holds, when a cluster always has
-/// its objects (nodes, DaemonSets, pods), so that an empty one means kubectl failed.
+/// The capture an input is known to hold, when a cluster always has its objects (nodes,
+/// DaemonSets, pods), so that an empty one means kubectl failed: kubectl's output is named by
+/// its command, a file by its path (`daemonsets.json` from `--print-capture`'s script). Any other
+/// empty file holds nothing that can be known; what the run needs is then checked by kind, once
+/// every capture is read (`verify::compare`).
 fn required_capture<'a>(name: &str, captures: &'a [Capture]) -> Option<&'a Capture> {
     let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    captures
-        .iter()
-        .find(|capture| !capture.optional && capture.file == file)
+    captures.iter().find(|capture| {
+        !capture.optional && (capture.command_line() == name || capture.file == file)
+    })
+}
+
+/// Whether a capture's text holds an object of kind `Secret` (`"kind": "Secret"`, `kind:
+/// Secret`): such a file is never quoted, since its `data` and `stringData` are the secrets.
+fn holds_secret(text: &str) -> bool {
+    text.match_indices("Secret").any(|(at, _)| {
+        let before = text[..at].trim_end_matches(['"', '\'', ' ', '\t']);
+        let Some(before) = before.strip_suffix(':') else {
+            return false;
+        };
+        let after = &text[at + "Secret".len()..];
+        let ends = after
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_ascii_alphanumeric());
+        ends && before
+            .trim_end_matches(['"', '\'', ' ', '\t'])
+            .ends_with("kind")
+    })
 }
 
 /// A finding about a capture, made once the capture commands are known.
@@ -445,7 +601,21 @@ fn objects(
     let default_kind = (!item_kind.is_empty()).then(|| item_kind.to_string());
     // Objects of kinds verify does not read: one warning a kind, at its first object.
     let mut unread: Vec<(String, String, usize)> = Vec::new();
+    // Items that are no object: the first few are findings, the rest counted, so that a list of a
+    // million `{}` costs a million counts, not a million findings.
+    let mut nameless = 0usize;
     for (index, item) in items.into_iter().enumerate() {
+        let has_kind = item.get("kind").is_some_and(Value::is_string) || default_kind.is_some();
+        let has_name = item
+            .get("metadata")
+            .and_then(|metadata| metadata.get("name"))
+            .is_some_and(Value::is_string);
+        if !(has_kind && has_name) {
+            nameless += 1;
+            if nameless > NAMELESS_SHOWN {
+                continue;
+            }
+        }
         let pointer = format!("/items/{index}");
         let skipped = object(
             file,
@@ -466,7 +636,21 @@ fn objects(
     for (kind, pointer, count) in unread {
         findings.push(unread_kind(&kind, &pointer, count));
     }
+    if nameless > NAMELESS_SHOWN {
+        findings.push(unreadable(
+            value_location("/items"),
+            format!(
+                "{} more items have no `kind` or no `metadata.name` ({nameless} in all; the first {NAMELESS_SHOWN} are shown)",
+                nameless - NAMELESS_SHOWN
+            ),
+            item_kind,
+            captures,
+        ));
+    }
 }
+
+/// How many items without a kind or name in one list are findings of their own.
+const NAMELESS_SHOWN: usize = 20;
 
 /// The warning for objects of a kind `verify` does not compare, left out.
 fn unread_kind(kind: &str, pointer: &str, count: usize) -> Diagnostic {
@@ -534,6 +718,7 @@ fn object(
         value,
         file: file.to_string(),
         listed: !pointer.is_empty(),
+        pointer,
     });
     None
 }

@@ -3,11 +3,16 @@
 //! the user's own kubectl and current context (`--kubectl`), whose auth plugins, contexts and
 //! proxies already work. Every command is a read-only `kubectl get`; none reads a Secret.
 
+use super::capture::{BUDGET, Input, bytes_text};
+use crate::escape;
 use crate::plan::Plan;
 use crate::plan::distribution::LiveConfiguration;
 use crate::render::script::shell_word;
+use std::io::Read as _;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// One capture: what it reads, the file it is saved to, and the `kubectl` arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,9 +119,12 @@ pub fn captures(plan: &Plan) -> Vec<Capture> {
 /// The capture commands as a script a user can paste, saving into `dir`.
 pub fn script(spec_name: &str, plan: &Plan) -> String {
     let dir = "cluster-capture";
+    // The comment shows the name escaped (a newline in it would end the comment and run the
+    // rest); the command quotes it as a shell word.
+    let shown = escape::inline(spec_name);
     let spec_name = shell_word(spec_name);
     let mut text = format!(
-        "# What `hybridgen verify` compares with the plan of {spec_name}: read-only `kubectl get`s,\n# no Secret, saved as JSON. Optional objects a cluster may lack leave an empty file.\nmkdir -p {dir}\n"
+        "# What `hybridgen verify` compares with the plan of {shown}: read-only `kubectl get`s,\n# no Secret, saved as JSON. Optional objects a cluster may lack leave an empty file.\nmkdir -p {dir}\n"
     );
     for capture in captures(plan) {
         text.push_str(&capture.saved_to(dir));
@@ -132,27 +140,261 @@ pub struct Ran {
     pub output: Result<Vec<u8>, String>,
 }
 
+/// How long one kubectl command may run, and how much it may print. A kubectl that hangs (an exec
+/// auth plugin waiting for a browser, a proxy that never answers) or prints without end must
+/// not take hybridgen with it.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub timeout: Duration,
+    /// The most a command may print on standard output: a capture file's budget.
+    pub stdout_bytes: u64,
+    /// The most of its standard error that is kept; the message quotes less.
+    pub stderr_bytes: u64,
+}
+
+impl Limits {
+    pub fn new(timeout: Duration) -> Self {
+        Limits {
+            timeout,
+            stdout_bytes: BUDGET.file_bytes,
+            stderr_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// How much of kubectl's standard error a failure quotes.
+const STDERR_QUOTED_CHARS: usize = 600;
+
 /// Runs the captures through `kubectl` (a path, or the name looked up on `PATH`) and the user's
-/// current context, each bounded by a request timeout: lazily, one at a time, so that a caller
-/// can stop at the first failure instead of waiting for the rest to fail too.
-pub fn run<'a>(kubectl: &'a Path, plan: &Plan) -> impl Iterator<Item = Ran> + 'a {
+/// current context: lazily, one at a time, so that a caller can stop at the first failure instead
+/// of waiting for the rest to fail too. Each runs in a process group of its own, under the
+/// limits; at the time limit the whole group is killed, so that a child kubectl left behind
+/// (holding its output open) ends too.
+pub fn run<'a>(kubectl: &'a Path, plan: &Plan, limits: Limits) -> impl Iterator<Item = Ran> + 'a {
     captures(plan).into_iter().map(move |capture| {
-        let output = Command::new(kubectl)
-            .args(&capture.args)
-            .arg("--request-timeout=30s")
-            .output();
-        let output = match output {
-            Ok(output) if output.status.success() => Ok(output.stdout),
-            Ok(output) => Err(format!(
-                "`{}` failed: {}",
-                capture.command_line(),
-                String::from_utf8_lossy(&output.stderr).trim()
-            )),
-            Err(error) => Err(format!(
-                "cannot run `{}`: {error} (install kubectl, or give its path: `--kubectl=PATH`)",
-                kubectl.display()
-            )),
-        };
+        let output = run_one(kubectl, &capture, limits);
         Ran { capture, output }
     })
+}
+
+/// Every capture's output, each named by its command, within the run's byte budget; or the first
+/// failure.
+pub fn capture_all(kubectl: &Path, plan: &Plan, limits: Limits) -> Result<Vec<Input>, String> {
+    let mut inputs: Vec<Input> = Vec::new();
+    let mut total: u64 = 0;
+    for ran in run(kubectl, plan, limits) {
+        let bytes = ran.output?;
+        total = total.saturating_add(bytes.len() as u64);
+        if total > BUDGET.total_bytes {
+            return Err(format!(
+                "kubectl printed more than {} in all, the most `verify` reads in one run",
+                bytes_text(BUDGET.total_bytes)
+            ));
+        }
+        inputs.push(Input {
+            name: ran.capture.command_line(),
+            bytes,
+        });
+    }
+    Ok(inputs)
+}
+
+fn run_one(kubectl: &Path, capture: &Capture, limits: Limits) -> Result<Vec<u8>, String> {
+    let shown = escape::inline(&capture.command_line());
+    let mut command = Command::new(kubectl);
+    command
+        .args(&capture.args)
+        // kubectl's own limit on each request to the API server, inside the whole command's.
+        .arg(format!(
+            "--request-timeout={}s",
+            limits.timeout.as_secs().clamp(1, 30)
+        ))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    let mut child = command.spawn().map_err(|error| {
+        format!(
+            "cannot run `{}`: {error} (install kubectl, or give its path: `--kubectl=PATH`)",
+            escape::inline(&kubectl.display().to_string())
+        )
+    })?;
+    let started = Instant::now();
+    let (sender, received) = mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        let sender = sender.clone();
+        let limit = limits.stdout_bytes;
+        // Detached: a reader blocked on a pipe that a process outside the group still holds is
+        // left behind rather than waited for.
+        std::thread::spawn(move || {
+            let _ = sender.send(Output::Stdout(read_capped(stdout, limit)));
+        });
+    }
+    if let Some(stderr) = child.stderr.take() {
+        let limit = limits.stderr_bytes;
+        std::thread::spawn(move || {
+            let _ = sender.send(Output::Stderr(read_draining(stderr, limit)));
+        });
+    }
+    let mut stdout = None;
+    let mut stderr = None;
+    let mut exited = false;
+    while stdout.is_none() || stderr.is_none() {
+        if started.elapsed() >= limits.timeout {
+            end_group(&mut child);
+            return Err(timed_out(&shown, limits));
+        }
+        match received.recv_timeout(POLL) {
+            Ok(Output::Stdout(Some(bytes))) => stdout = Some(bytes),
+            Ok(Output::Stdout(None)) => {
+                end_group(&mut child);
+                return Err(format!(
+                    "`{shown}` printed more than {}, the most a capture may hold; it was stopped and nothing it printed was read",
+                    bytes_text(limits.stdout_bytes)
+                ));
+            }
+            Ok(Output::Stderr(bytes)) => stderr = Some(bytes),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        // kubectl has exited but something it started still holds its output open: whatever
+        // kubectl printed is complete, and what is left of its group is ended.
+        if !exited && has_exited(&mut child) {
+            exited = true;
+            kill_group(&child);
+        }
+    }
+    // Both streams are closed; kubectl itself may take a moment more to exit.
+    while !has_exited(&mut child) {
+        if started.elapsed() >= limits.timeout {
+            end_group(&mut child);
+            return Err(timed_out(&shown, limits));
+        }
+        std::thread::sleep(POLL);
+    }
+    kill_group(&child);
+    let status = child
+        .wait()
+        .map_err(|error| format!("`{shown}`: {error}"))?;
+    if !status.success() {
+        return Err(format!(
+            "`{shown}` failed ({status}): {}",
+            quoted_stderr(&stderr.unwrap_or_default())
+        ));
+    }
+    Ok(stdout.unwrap_or_default())
+}
+
+fn timed_out(shown: &str, limits: Limits) -> String {
+    format!(
+        "`{shown}` did not finish within {} s (`--kubectl-timeout`); it was stopped with every process it started",
+        limits.timeout.as_secs()
+    )
+}
+
+/// How often the wait for kubectl looks at the clock and at whether it has exited.
+const POLL: Duration = Duration::from_millis(20);
+
+enum Output {
+    /// Standard output, or `None` past the limit.
+    Stdout(Option<Vec<u8>>),
+    /// The start of standard error; the rest is read and dropped, so that kubectl never blocks
+    /// on a full pipe.
+    Stderr(Vec<u8>),
+}
+
+/// Standard output up to `limit`, read in chunks and joined once at the end: a buffer grown by
+/// doubling would hold up to twice the limit while it is copied.
+fn read_capped(stream: impl std::io::Read, limit: u64) -> Option<Vec<u8>> {
+    const CHUNK: usize = 1 << 20;
+    let mut stream = stream.take(limit + 1);
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let mut total = 0usize;
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let read = (&mut stream)
+            .take(CHUNK as u64)
+            .read_to_end(&mut chunk)
+            .ok()?;
+        if read == 0 {
+            break;
+        }
+        total += read;
+        chunks.push(chunk);
+    }
+    if total as u64 > limit {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(total);
+    for chunk in chunks {
+        bytes.extend_from_slice(&chunk);
+    }
+    Some(bytes)
+}
+
+fn read_draining(mut stream: impl std::io::Read, limit: u64) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let _ = (&mut stream).take(limit).read_to_end(&mut bytes);
+    let _ = std::io::copy(&mut stream, &mut std::io::sink());
+    bytes
+}
+
+/// Whether kubectl has exited, without reaping it: its process id stays its group's until then,
+/// so that ending the group can never reach another process that took the number.
+fn has_exited(child: &mut Child) -> bool {
+    #[cfg(unix)]
+    {
+        let pid: libc::id_t = child.id();
+        // SAFETY: an all-zero siginfo_t is a valid value for waitid to fill in.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: asks about our own unreaped child; WNOWAIT leaves it unreaped.
+        let done = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        // SAFETY: waitid filled `info`; a zero pid means no child has changed state.
+        done == 0 && unsafe { info.si_pid() } != 0
+    }
+    #[cfg(not(unix))]
+    {
+        child.try_wait().ok().flatten().is_some()
+    }
+}
+
+/// Kills every process left in kubectl's group (kubectl itself is not reaped here).
+fn kill_group(child: &Child) {
+    #[cfg(unix)]
+    if let Ok(group) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: the group is kubectl's own (process_group(0)), and kubectl is not reaped yet,
+        // so the id cannot name another group.
+        unsafe { libc::killpg(group, libc::SIGKILL) };
+    }
+    #[cfg(not(unix))]
+    let _ = child;
+}
+
+/// Ends kubectl's whole group and reaps kubectl.
+fn end_group(child: &mut Child) {
+    kill_group(child);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// kubectl's standard error as a failure quotes it: escaped, on one line, cut short.
+fn quoted_stderr(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    escape::bounded(&lines.join(" "), STDERR_QUOTED_CHARS)
 }

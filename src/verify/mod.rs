@@ -9,7 +9,8 @@ pub mod kubectl;
 mod prune;
 
 use crate::diagnostic::{Diagnostic, key};
-use crate::live::{LiveCluster, Matching, match_nodes};
+use crate::escape;
+use crate::live::{self, LiveCluster, Matching, match_nodes};
 use crate::plan::Plan;
 use crate::rules;
 use crate::spec::Spec;
@@ -20,8 +21,9 @@ use std::path::{Path, PathBuf};
 pub enum Source<'a> {
     /// Files or directories kubectl captured.
     Files(&'a [PathBuf]),
-    /// kubectl (a path, or a name looked up on `PATH`), run here through its current context.
-    Kubectl(&'a Path),
+    /// kubectl (a path, or a name looked up on `PATH`), run here through its current context,
+    /// within its limits.
+    Kubectl(&'a Path, kubectl::Limits),
 }
 
 /// The cluster as the captures show it.
@@ -43,22 +45,17 @@ pub fn observe(
 ) -> Result<Observed, String> {
     let inputs = match source {
         Source::Files(paths) => capture::gather(paths)?,
-        Source::Kubectl(kubectl) => kubectl::run(kubectl, plan)
-            .map(|ran| {
-                ran.output.map(|bytes| capture::Input {
-                    name: ran.capture.command_line(),
-                    bytes,
-                })
-            })
-            .collect::<Result<_, _>>()?,
+        Source::Kubectl(kubectl, limits) => kubectl::capture_all(kubectl, plan, limits)?,
     };
     Ok(read(inputs, plan, annotation_prefix))
 }
 
-/// The captures read, the live model built from them, and the nodes matched.
+/// The captures read, the live model built from them, and the nodes matched. A captured value of
+/// the wrong type or shape is a finding (HG509) in its capture.
 pub fn read(inputs: Vec<capture::Input>, plan: &Plan, annotation_prefix: Option<&str>) -> Observed {
-    let captured = capture::read(inputs, &kubectl::captures(plan));
-    let cluster = crate::live::cluster::read(&captured.objects, plan, annotation_prefix);
+    let mut captured = capture::read(inputs, &kubectl::captures(plan));
+    let cluster = live::cluster::read(&captured.objects, plan, annotation_prefix);
+    captured.add_findings(cluster.unreadable.iter().map(unreadable_value).collect());
     let matching = match_nodes(plan, &cluster);
     Observed {
         captured,
@@ -81,9 +78,36 @@ fn no_nodes_captured(plan: &Plan) -> Diagnostic {
     .help("capture them with `kubectl get nodes -o json > nodes.json`")
 }
 
+/// A cluster always runs DaemonSets (kube-proxy, flannel) and pods (CoreDNS): captures without
+/// any of one kind mean a capture failed or was left out, whatever the files are named.
+fn required_kind_missing(kind: &str, command: &str) -> Diagnostic {
+    Diagnostic::new(
+        &rules::live::CAPTURE_UNREADABLE,
+        key("/nodes"),
+        format!(
+            "no capture holds a {kind}, which every cluster runs: a capture failed or was left out, so nothing about them is compared"
+        ),
+    )
+    .label("planned nodes")
+    .help(format!("capture them with `{command}`"))
+}
+
+/// A captured value of the wrong type or shape, as a finding in its capture.
+fn unreadable_value(problem: &live::Unreadable) -> (String, Diagnostic) {
+    let finding = Diagnostic::new(
+        &rules::live::CAPTURE_UNREADABLE,
+        crate::diagnostic::value(problem.pointer.clone()),
+        problem.message.clone(),
+    )
+    .label("not comparable")
+    .help("capture the object again with `kubectl get ... -o json`; a value of this type is not what the API server returns");
+    (problem.file.clone(), finding)
+}
+
 /// What a comparison found, and what it compared.
 pub struct Comparison {
-    /// Every HG5xx finding but the captures' own (HG509, in `capture::Captured::files`).
+    /// Every HG5xx finding about the plan; the captures' own (HG509) are in
+    /// `capture::Captured::files`.
     pub diagnostics: Vec<Diagnostic>,
     /// What was compared, and what was absent and so not compared.
     pub compared: Vec<String>,
@@ -104,30 +128,62 @@ pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
     if cluster.nodes.is_empty() {
         diagnostics.push(no_nodes_captured(plan));
     }
+    if cluster.daemonsets.is_empty() {
+        diagnostics.push(required_kind_missing(
+            "DaemonSet",
+            "kubectl get daemonsets -A -o json > daemonsets.json",
+        ));
+    }
+    if !cluster.captured_pods {
+        diagnostics.push(required_kind_missing(
+            "Pod",
+            "kubectl get pods -A -o json > pods.json",
+        ));
+    }
     let found = matching.live_of.iter().flatten().count();
     let mut compared = vec![format!(
         "{found} of {} planned nodes found among the cluster's {}",
         plan.nodes.len(),
         cluster.nodes.len()
     )];
+    // Present and read: compared. Present but unreadable: a finding says so, and the header
+    // does not claim it was compared.
     let configurations = [
-        (cluster.net_conf.is_some(), "flannel's net-conf.json"),
         (
-            cluster.cluster_configuration.is_some(),
+            cluster.net_conf.as_ref().map(Result::is_ok),
+            "flannel's net-conf.json",
+        ),
+        (
+            cluster.cluster_configuration.as_ref().map(Result::is_ok),
             "kubeadm's ClusterConfiguration",
         ),
-        (cluster.kube_proxy.is_some(), "kube-proxy's configuration"),
-        (cluster.kubelet.is_some(), "the kubelet's configuration"),
-        (cluster.server_args.is_some(), "the server's node-args"),
-        (!cluster.helm_charts.is_empty(), "RKE2's HelmCharts"),
         (
-            cluster.rke2_flannel_values.is_some(),
+            cluster.kube_proxy.as_ref().map(Result::is_ok),
+            "kube-proxy's configuration",
+        ),
+        (
+            cluster.kubelet.as_ref().map(Result::is_ok),
+            "the kubelet's configuration",
+        ),
+        (
+            cluster.server_args.as_ref().map(|_| true),
+            "the server's node-args",
+        ),
+        (
+            (!cluster.helm_charts.is_empty()).then_some(true),
+            "RKE2's HelmCharts",
+        ),
+        (
+            cluster.rke2_flannel_values.as_ref().map(Result::is_ok),
             "the rke2-flannel HelmChartConfig",
         ),
     ];
-    for (present, what) in configurations {
-        if present {
-            compared.push(what.to_string());
+    let mut unreadable_configurations = Vec::new();
+    for (found, what) in configurations {
+        match found {
+            Some(true) => compared.push(what.to_string()),
+            Some(false) => unreadable_configurations.push(what),
+            None => {}
         }
     }
     if !cluster.daemonsets.is_empty() {
@@ -136,10 +192,20 @@ pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
     if !cluster.pods.is_empty() {
         compared.push(format!("{} pods on the pod network", cluster.pods.len()));
     }
+    let mut not_compared = cluster.notes.clone();
+    for what in unreadable_configurations {
+        not_compared.push(format!("{what} could not be read (see its finding)"));
+    }
+    if !cluster.unreadable.is_empty() {
+        not_compared.push(format!(
+            "{} captured values of the wrong type or shape (HG509 in their captures)",
+            cluster.unreadable.len()
+        ));
+    }
     Comparison {
         diagnostics,
         compared,
-        not_compared: cluster.notes.clone(),
+        not_compared,
     }
 }
 
@@ -163,6 +229,12 @@ impl Comparison {
             ));
         }
         text.push('\n');
-        text
+        // Names and notes hold values from the captures and the command line.
+        escape::no_workflow_commands(
+            &text
+                .lines()
+                .map(|line| format!("{}\n", escape::inline(line)))
+                .collect::<String>(),
+        )
     }
 }

@@ -225,7 +225,7 @@ pub(crate) fn extra_keys(spec: &Spec, servers: bool) -> Map<String, Value> {
     written
         .into_iter()
         .flatten()
-        .map(|(key, value)| (key.clone(), value.clone()))
+        .map(|(key, value)| (key.clone(), value.0.clone()))
         .collect()
 }
 

@@ -1,0 +1,130 @@
+//! Output is inert: a value from a spec, a capture, a file name or a child process that reaches a
+//! terminal or a CI log is shown, never obeyed. Control characters (an `ESC[2J` that clears the
+//! screen, an OSC sequence that sets the title or a link, a carriage return that overwrites the
+//! line, a newline that starts a line of its own) are written as visible escapes, and no line can
+//! start a GitHub workflow command (`::error ...`) that hybridgen did not write (GitHub Docs,
+//! "Workflow commands for GitHub Actions"; actions/runner `ActionCommand.cs`).
+
+/// A character a terminal acts on instead of showing: C0 and C1 controls, DEL, and the Unicode
+/// bidirectional overrides and isolates that reorder what is shown ("Trojan Source",
+/// CVE-2021-42574).
+fn acts_on(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// One value on one line: every control character, newlines included, written as an escape
+/// (`\n`, `\t`, `\e`, `\x07`, `\u{9b}`).
+pub fn inline(text: &str) -> String {
+    if !text.chars().any(acts_on) {
+        return text.to_string();
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        push_escaped(&mut shown, c);
+    }
+    shown
+}
+
+fn push_escaped(shown: &mut String, c: char) {
+    match c {
+        '\n' => shown.push_str("\\n"),
+        '\r' => shown.push_str("\\r"),
+        '\t' => shown.push_str("\\t"),
+        '\u{1b}' => shown.push_str("\\e"),
+        c if acts_on(c) && c.is_ascii() => shown.push_str(&format!("\\x{:02x}", u32::from(c))),
+        c if acts_on(c) => shown.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+        c => shown.push(c),
+    }
+}
+
+/// A value on one line, cut to at most `max` characters with `…` and how much was left out.
+pub fn bounded(text: &str, max: usize) -> String {
+    let shown = inline(text);
+    let count = shown.chars().count();
+    if count <= max {
+        return shown;
+    }
+    let kept: String = shown.chars().take(max).collect();
+    format!("{kept}… ({} more characters)", count - max)
+}
+
+/// Text shown as lines (a file's lines under a finding): line breaks and tabs kept, every other
+/// character a terminal acts on replaced by `?` for each of its bytes, so that byte offsets into
+/// the text still hold.
+pub fn same_length(text: &str) -> String {
+    // A carriage return is kept only as part of a CRLF line break: alone, it returns the cursor
+    // to overwrite the line.
+    let kept = |c: char, next: Option<char>| match c {
+        '\n' | '\t' => true,
+        '\r' => next == Some('\n'),
+        c => !acts_on(c),
+    };
+    let mut shown = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if kept(c, chars.peek().copied()) {
+            shown.push(c);
+        } else {
+            shown.push_str(&"?".repeat(c.len_utf8()));
+        }
+    }
+    shown
+}
+
+/// Text for a terminal or a CI log in which every value was escaped: a line that still starts
+/// with `::` (or holds `##[`, the older form) can only have come from quoted content — a diff of
+/// a file, a snippet — and is defused, so that GitHub never reads it as a workflow command.
+pub fn no_workflow_commands(text: &str) -> String {
+    let defuse = |line: &str| {
+        let body = line.trim_start();
+        let line = if body.starts_with("::") {
+            let indent = &line[..line.len() - body.len()];
+            format!("{indent}\\x3a{}", &body[1..])
+        } else {
+            line.to_string()
+        };
+        line.replace("##[", "#\\x23[")
+    };
+    if !text.contains("::") && !text.contains("##[") {
+        return text.to_string();
+    }
+    text.split_inclusive('\n').map(defuse).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_are_shown_not_sent() {
+        assert_eq!(inline("a\u{1b}[2Jb"), "a\\e[2Jb");
+        assert_eq!(inline("\u{1b}]0;title\u{7}"), "\\e]0;title\\x07");
+        assert_eq!(inline("x\n::error::y\r"), "x\\n::error::y\\r");
+        assert_eq!(inline("\u{9b}31m"), "\\u{9b}31m");
+        assert_eq!(inline("abc\u{202e}def"), "abc\\u{202e}def");
+        assert_eq!(inline("plain `text` ü"), "plain `text` ü");
+    }
+
+    #[test]
+    fn snippets_keep_their_length_and_lines() {
+        let text = "a: \u{1b}[2J\nb: \u{9b}x\r\nc:\tz\rw\n";
+        let shown = same_length(text);
+        assert_eq!(shown.len(), text.len());
+        assert_eq!(shown, "a: ?[2J\nb: ??x\r\nc:\tz?w\n");
+    }
+
+    #[test]
+    fn bounded_values_say_what_was_cut() {
+        assert_eq!(bounded("abcdef", 3), "abc… (3 more characters)");
+        assert_eq!(bounded("ab", 3), "ab");
+    }
+
+    #[test]
+    fn quoted_lines_cannot_start_workflow_commands() {
+        let text = "wrote x\n::error file=a::b\n  ::warning::c\nd ##[error]e\nok: a::b\n";
+        assert_eq!(
+            no_workflow_commands(text),
+            "wrote x\n\\x3a:error file=a::b\n  \\x3a:warning::c\nd #\\x23[error]e\nok: a::b\n"
+        );
+    }
+}

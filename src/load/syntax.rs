@@ -1,0 +1,485 @@
+//! YAML syntax errors in the words of the mistake behind them. The parser says where it gave up,
+//! in its own terms: "mapping values are not allowed in this context", on the line after a key
+//! that is out of line. The commonest mistakes in a hand-written spec — a key indented less or
+//! more than its neighbours, a tab, no space after a colon, an unclosed quote, a value holding
+//! `: ` — are recognised from the lines around that place and reported where the mistake is, with
+//! the fix; anything else keeps the parser's words.
+
+use super::LoadError;
+use crate::redact::is_secret_key;
+use granit_parser::ErrorKind;
+
+/// The mistake behind a parser error at byte `at` of `text`, when it is one of those above.
+pub(super) fn diagnose(text: &str, at: usize, kind: &ErrorKind) -> Option<LoadError> {
+    let lines = Lines::of(text);
+    let line = lines.index_of(at);
+    match kind {
+        ErrorKind::MappingValueNotAllowed => {
+            value_holding_colon(&lines, line, at).or_else(|| key_out_of_line(&lines, line))
+        }
+        ErrorKind::ExpectedBlockMappingKey => {
+            key_out_of_line(&lines, line).or_else(|| key_between_blocks(&lines, line))
+        }
+        ErrorKind::TabInBlockIndentation
+        | ErrorKind::TabInIndentation
+        | ErrorKind::TabNotAllowed => tab_indent(&lines, line),
+        ErrorKind::SimpleKeyExpected | ErrorKind::InvalidSimpleKey => {
+            no_space_after_colon(&lines, line)
+        }
+        ErrorKind::UnclosedQuotedScalar
+        | ErrorKind::InvalidQuotedScalarIndent
+        | ErrorKind::DocumentIndicatorInQuotedScalar => unclosed_quote(&lines, line),
+        _ => None,
+    }
+}
+
+/// One line of the text, without its line break.
+#[derive(Clone, Copy)]
+struct Line<'a> {
+    start: usize,
+    text: &'a str,
+    /// 1-based, as reports count.
+    number: usize,
+}
+
+impl<'a> Line<'a> {
+    /// Neither blank nor only a comment: a line the structure is read from.
+    fn significant(&self) -> bool {
+        let body = self.text.trim_start();
+        !body.is_empty() && !body.starts_with('#')
+    }
+
+    /// The line's `key:` (after any `- `): its name and the byte where it starts in the line.
+    fn key(&self) -> Option<(&'a str, usize)> {
+        let body = self.text.trim_start_matches(' ');
+        let mut column = self.text.len() - body.len();
+        let mut rest = body;
+        if let Some(item) = rest.strip_prefix("- ") {
+            let item_body = item.trim_start_matches(' ');
+            column += rest.len() - item_body.len();
+            rest = item_body;
+        }
+        let end = rest.find(':')?;
+        let name = &rest[..end];
+        let after = &rest[end + 1..];
+        let plain = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_-./".contains(&b));
+        (plain && (after.is_empty() || after.starts_with([' ', '\t']))).then_some((name, column))
+    }
+
+    /// What follows the line's `key:`, without a trailing comment.
+    fn value(&self) -> Option<&'a str> {
+        let (name, column) = self.key()?;
+        let after = &self.text[column + name.len() + 1..];
+        let value = match after.find(" #") {
+            Some(comment) => &after[..comment],
+            None => after,
+        };
+        Some(value.trim())
+    }
+
+    /// A key whose value is a block on the lines below it.
+    fn opens_block(&self) -> bool {
+        self.value().is_some_and(str::is_empty)
+    }
+}
+
+struct Lines<'a> {
+    lines: Vec<Line<'a>>,
+}
+
+impl<'a> Lines<'a> {
+    fn of(text: &'a str) -> Self {
+        let mut start = 0;
+        let lines = text
+            .split('\n')
+            .enumerate()
+            .map(|(index, text)| {
+                let line = Line {
+                    start,
+                    text: text.strip_suffix('\r').unwrap_or(text),
+                    number: index + 1,
+                };
+                start += text.len() + 1;
+                line
+            })
+            .collect();
+        Lines { lines }
+    }
+
+    /// The index of the line that holds byte `at`.
+    fn index_of(&self, at: usize) -> usize {
+        self.lines
+            .partition_point(|line| line.start <= at)
+            .saturating_sub(1)
+    }
+
+    /// The nearest significant line before line `index`.
+    fn significant_before(&self, index: usize) -> Option<usize> {
+        (0..index).rev().find(|&i| self.lines[i].significant())
+    }
+
+    /// The significant line at `index`, or the nearest one before it: the parser often stops at
+    /// the blank or comment lines after a mistake.
+    fn significant_at_or_before(&self, index: usize) -> Option<usize> {
+        (0..=index.min(self.lines.len().saturating_sub(1)))
+            .rev()
+            .find(|&i| self.lines[i].significant())
+    }
+
+    fn get(&self, index: usize) -> Line<'a> {
+        self.lines[index]
+    }
+}
+
+/// `key: a: b`: a plain value holding `: `, which YAML reads as a second key.
+fn value_holding_colon(lines: &Lines, line: usize, at: usize) -> Option<LoadError> {
+    let here = lines.get(line);
+    let (name, column) = here.key()?;
+    let value = here.value()?;
+    let value_start =
+        here.start + here.text[column + name.len() + 1..].find(value)? + column + name.len() + 1;
+    (at > value_start && !value.is_empty() && !value.starts_with(['"', '\''])).then(|| {
+        LoadError::new(
+            value_start..value_start + value.len(),
+            format!(
+                "the value of `{name}` holds `: `, which YAML reads as the start of another key"
+            ),
+        )
+        .help(if is_secret_key(name) {
+            format!("quote the value of `{name}` (it is a secret: better, take it `fromEnv`)")
+        } else {
+            format!("quote the value: `{name}: \"{value}\"`")
+        })
+    })
+}
+
+/// A key indented less than the lines around it (which ends the block it belongs to), or more
+/// than the line before it when that line holds a value, not a block.
+fn key_out_of_line(lines: &Lines, line: usize) -> Option<LoadError> {
+    let line = lines.significant_at_or_before(line)?;
+    let here = lines.get(line);
+    let (key, column) = here.key()?;
+    let before = lines.significant_before(line)?;
+    let previous = lines.get(before);
+    let (previous_key, previous_column) = previous.key()?;
+    if previous.opens_block() {
+        return None;
+    }
+    // The line before the previous one lines up with this one: the previous one is out of line.
+    if let Some(sibling) = lines.significant_before(before).map(|i| lines.get(i)) {
+        if let Some((sibling_key, sibling_column)) = sibling.key() {
+            if sibling_column == column && previous_column < column && !sibling.opens_block() {
+                let start = previous.start + previous_column;
+                return Some(
+                    LoadError::new(
+                        start..start + previous_key.len(),
+                        format!(
+                            "`{previous_key}` is indented less than the keys around it ({previous_column} spaces, not {column}), so it ends the block they belong to and line {} no longer fits",
+                            here.number
+                        ),
+                    )
+                    .help(line_up(previous_key, column, sibling_key, Some(sibling.number))),
+                );
+            }
+        }
+    }
+    (column > previous_column).then(|| {
+        let start = here.start + column;
+        LoadError::new(
+            start..start + key.len(),
+            format!(
+                "`{key}` is indented more than `{previous_key}` on line {}, whose value is `{}`, not a block a key can belong to",
+                previous.number,
+                previous.value().unwrap_or_default()
+            ),
+        )
+        .help(line_up(key, previous_column, previous_key, None))
+    })
+}
+
+/// The fix for a key out of line: the indent it needs, and the key it then lines up with.
+fn line_up(key: &str, spaces: usize, like: &str, line: Option<usize>) -> String {
+    let like = match line {
+        Some(line) => format!("`{like}:` on line {line}"),
+        None => format!("`{like}:`"),
+    };
+    if spaces == 0 {
+        format!("start `{key}:` at the beginning of its line, like {like}")
+    } else {
+        format!("indent `{key}:` by {spaces} spaces, to line up with {like}")
+    }
+}
+
+/// A key in a column that lines up with no block above it (` kubernetes:` between top-level
+/// keys in column 1 and their children in column 3).
+fn key_between_blocks(lines: &Lines, line: usize) -> Option<LoadError> {
+    let line = lines.significant_at_or_before(line)?;
+    let here = lines.get(line);
+    let (key, column) = here.key()?;
+    // The nearest key above in a column to the left of this one: the block it most likely
+    // belongs beside.
+    let sibling = (0..line)
+        .rev()
+        .map(|i| lines.get(i))
+        .filter(Line::significant)
+        .find_map(|line| {
+            line.key()
+                .filter(|(_, found)| *found < column)
+                .map(|(name, found)| (name, found, line.number))
+        })?;
+    let (sibling_key, sibling_column, sibling_line) = sibling;
+    let start = here.start + column;
+    Some(
+        LoadError::new(
+            start..start + key.len(),
+            format!(
+                "`{key}` starts in column {}, which lines up with no block above it",
+                column + 1
+            ),
+        )
+        .help(line_up(
+            key,
+            sibling_column,
+            sibling_key,
+            Some(sibling_line),
+        )),
+    )
+}
+
+/// A line indented with a tab, which YAML does not allow.
+fn tab_indent(lines: &Lines, line: usize) -> Option<LoadError> {
+    let index = (0..=line.min(lines.lines.len().saturating_sub(1)))
+        .rev()
+        .find(|&i| {
+            lines.get(i).text.trim_end().starts_with([' ', '\t'])
+                && lines.get(i).text.contains('\t')
+        })?;
+    let here = lines.get(index);
+    let tab = here.text.find('\t')?;
+    let start = here.start + tab;
+    // Where the key most likely belongs: beside the key above, or inside it when it opens a
+    // block.
+    let spaces = lines.significant_before(index).map(|before| {
+        let previous = lines.get(before);
+        let column = previous.key().map_or(0, |(_, column)| column);
+        if previous.opens_block() {
+            column + 2
+        } else {
+            column
+        }
+    });
+    let help = match spaces {
+        Some(spaces) => format!(
+            "indent line {} with {spaces} spaces instead of the tab",
+            here.number
+        ),
+        None => format!("indent line {} with spaces instead of the tab", here.number),
+    };
+    Some(
+        LoadError::new(
+            start..start + 1,
+            format!(
+                "line {} is indented with a tab; YAML indents with spaces only",
+                here.number
+            ),
+        )
+        .help(help),
+    )
+}
+
+/// `key:value`: with no space after the colon, YAML reads one plain word, not a key and its
+/// value.
+fn no_space_after_colon(lines: &Lines, line: usize) -> Option<LoadError> {
+    let first = line.saturating_sub(1);
+    (first..=line.min(lines.lines.len().saturating_sub(1)))
+        .rev()
+        .find_map(|index| {
+            let here = lines.get(index);
+            let body = here.text.trim_start_matches([' ', '-']).trim_start();
+            let column = here.text.len() - body.len();
+            let word = body.split_whitespace().next()?;
+            let (key, value) = word.split_once(':')?;
+            let plain = !key.is_empty()
+                && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !value.is_empty()
+                && !value.starts_with('/');
+            plain.then(|| {
+                let start = here.start + column;
+                if is_secret_key(key) {
+                    return LoadError::new(
+                        start..start + key.len() + 1,
+                        format!("`{key}:` has no space after the colon, so YAML reads it and its value as one word"),
+                    )
+                    .help(format!("put a space after `{key}:`"));
+                }
+                LoadError::new(
+                    start..start + word.len(),
+                    format!(
+                        "`{word}` has no space after the colon, so YAML reads it as one word, not a key and its value"
+                    ),
+                )
+                .help(format!("write `{key}: {value}`"))
+            })
+        })
+}
+
+/// A quote opened and never closed: YAML reads on past the end of the line.
+fn unclosed_quote(lines: &Lines, line: usize) -> Option<LoadError> {
+    (0..=line.min(lines.lines.len().saturating_sub(1)))
+        .rev()
+        .map(|index| lines.get(index))
+        .filter(Line::significant)
+        .find_map(|here| {
+            let (name, column) = here.key()?;
+            let value_at = column + name.len() + 1;
+            let after = &here.text[value_at..];
+            let value = after.trim_start();
+            let quote = value.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+            let rest = &value[1..];
+            if rest.contains(quote) {
+                return None;
+            }
+            let opened = here.start + value_at + (after.len() - value.len());
+            let content = rest.trim_end();
+            Some(
+                LoadError::new(
+                    opened..opened + 1,
+                    format!(
+                        "the quote that opens the value of `{name}` is never closed, so YAML reads the lines after it as part of the value"
+                    ),
+                )
+                .help(if is_secret_key(name) {
+                    format!("close the quote at the end of the value of `{name}`")
+                } else {
+                    format!("close the quote: `{name}: {quote}{content}{quote}`")
+                }),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The diagnosis of an error the parser reports at the start of line `at_line`.
+    fn diagnosed(text: &str, at_line: usize, kind: ErrorKind) -> (String, String, String) {
+        diagnosed_at(text, Lines::of(text).get(at_line - 1).start, kind)
+    }
+
+    fn diagnosed_at(text: &str, at: usize, kind: ErrorKind) -> (String, String, String) {
+        let error = diagnose(text, at, &kind).expect("a diagnosis");
+        (
+            text[error.span.clone()].to_string(),
+            error.message,
+            error.help.unwrap_or_default(),
+        )
+    }
+
+    #[test]
+    fn a_dedented_key_is_named_where_it_stands() {
+        let text = "flannel:\n  version: v0.28.9\nbackend: vxlan\n  vni: 4096\n";
+        let (span, message, help) = diagnosed(text, 4, ErrorKind::MappingValueNotAllowed);
+        assert_eq!(span, "backend");
+        assert!(message.contains("indented less"), "{message}");
+        assert_eq!(
+            help,
+            "indent `backend:` by 2 spaces, to line up with `version:` on line 2"
+        );
+    }
+
+    #[test]
+    fn an_over_indented_key_is_named_where_it_stands() {
+        let text = "nodes:\n  - name: a\n    os: linux\n     roles: [worker]\n";
+        let (span, message, help) = diagnosed(text, 4, ErrorKind::MappingValueNotAllowed);
+        assert_eq!(span, "roles");
+        assert!(
+            message.contains("indented more than `os` on line 3"),
+            "{message}"
+        );
+        assert_eq!(help, "indent `roles:` by 4 spaces, to line up with `os:`");
+    }
+
+    #[test]
+    fn a_value_holding_a_colon_is_to_be_quoted() {
+        let text = "metadata:\n  name: a: b\n";
+        let second_colon = text.rfind(':').unwrap();
+        let (span, _, help) = diagnosed_at(text, second_colon, ErrorKind::MappingValueNotAllowed);
+        assert_eq!(span, "a: b");
+        assert_eq!(help, "quote the value: `name: \"a: b\"`");
+    }
+
+    #[test]
+    fn a_key_between_columns_lines_up_with_the_block_beside_it() {
+        let text = "metadata:\n  name: a\n kubernetes:\n  version: 1.33.4\n";
+        let (span, _, help) = diagnosed(text, 3, ErrorKind::ExpectedBlockMappingKey);
+        assert_eq!(span, "kubernetes");
+        assert_eq!(
+            help,
+            "start `kubernetes:` at the beginning of its line, like `metadata:` on line 1"
+        );
+    }
+
+    #[test]
+    fn a_tab_is_pointed_at_with_the_spaces_to_use() {
+        let text = "flannel:\n\tversion: v0.11.0\n  backend: vxlan\n";
+        let (span, _, help) = diagnosed(text, 2, ErrorKind::TabInBlockIndentation);
+        assert_eq!(span, "\t");
+        assert_eq!(help, "indent line 2 with 2 spaces instead of the tab");
+    }
+
+    #[test]
+    fn a_missing_space_after_a_colon_is_shown_written_out() {
+        let text = "flannel:\n  backend:vxlan\n  vni: 4096\n";
+        let (span, _, help) = diagnosed(text, 3, ErrorKind::SimpleKeyExpected);
+        assert_eq!(span, "backend:vxlan");
+        assert_eq!(help, "write `backend: vxlan`");
+    }
+
+    #[test]
+    fn an_unclosed_quote_is_pointed_at_where_it_opens() {
+        let text = "kubernetes:\n  version: \"1.33.4\n\nnetwork:\n";
+        let (span, _, help) = diagnosed(text, 4, ErrorKind::InvalidQuotedScalarIndent);
+        assert_eq!(span, "\"");
+        assert_eq!(help, "close the quote: `version: \"1.33.4\"`");
+    }
+
+    #[test]
+    fn a_secret_value_is_never_quoted() {
+        let token = "abcdef.0123456789abcdef";
+        for (text, kind) in [
+            (
+                format!("cp:\n  kubeadmToken: \"{token}\n\nnext: 1\n"),
+                ErrorKind::InvalidQuotedScalarIndent,
+            ),
+            (
+                format!("cp:\n  kubeadmToken:{token}\n  a: 1\n"),
+                ErrorKind::SimpleKeyExpected,
+            ),
+        ] {
+            let (span, message, help) = diagnosed(&text, 3, kind);
+            for shown in [span, message, help] {
+                assert!(!shown.contains(token), "{shown}");
+            }
+        }
+        let text = format!("cp:\n  kubeadmToken: a: {token}\n");
+        let (span, message, help) = diagnosed_at(
+            &text,
+            text.rfind(':').unwrap(),
+            ErrorKind::MappingValueNotAllowed,
+        );
+        assert!(
+            !message.contains(token) && !help.contains(token),
+            "{message} {help}"
+        );
+        // The span itself is masked by the report, as every secret value is.
+        assert!(span.contains(token));
+    }
+
+    #[test]
+    fn anything_else_keeps_the_parsers_words() {
+        assert!(diagnose("a: [1, 2\n", 8, &ErrorKind::ExpectedFlowSequenceSeparator).is_none());
+    }
+}
