@@ -313,7 +313,15 @@ fn describe(
                 ),
             )
             .label(format!("expected {expected}"));
-            if expected == "string" && (instance.is_number() || instance.is_boolean()) {
+            if let Some(release) = instance
+                .is_number()
+                .then(|| first_release_of_minor(schema, pointer, &written))
+                .flatten()
+            {
+                diagnostic = diagnostic.help(format!(
+                    "quote it and name a patch release: `{field}: \"{release}\"`"
+                ));
+            } else if expected == "string" && (instance.is_number() || instance.is_boolean()) {
                 diagnostic = diagnostic.help(format!(
                     "quote it so YAML keeps it as written: `{field}: \"{written}\"`"
                 ));
@@ -458,6 +466,26 @@ fn written_text(source: &SourceFile, document: &Document, pointer: &str) -> Stri
         .and_then(|span| source.text().get(span))
         .unwrap_or_default()
         .to_string()
+}
+
+/// `MAJOR.MINOR` written as a number where the schema's example is a `MAJOR.MINOR.PATCH` release
+/// (`version: 1.30`): quoted alone it is still no release (HG009), so the help names the minor's
+/// first release, `1.30.0`, which every released minor has (with a `v` where the example has one).
+fn first_release_of_minor(schema: &Value, pointer: &str, written: &str) -> Option<String> {
+    let numbers = |text: &str, parts: usize| {
+        let numbers: Vec<&str> = text.split('.').collect();
+        numbers.len() == parts
+            && numbers
+                .iter()
+                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let example = subschema_at(schema, pointer)?
+        .get("examples")?
+        .get(0)?
+        .as_str()?;
+    let prefix = if example.starts_with('v') { "v" } else { "" };
+    (numbers(example.trim_start_matches('v'), 3) && numbers(written, 2))
+        .then(|| format!("{prefix}{written}.0"))
 }
 
 fn unquote(text: &str) -> &str {

@@ -1,6 +1,6 @@
 //! `hybridgen plan`: check each spec and print its resolved plan and findings.
 
-use super::report_options::{Overrides, ReportArgs, formatted, human_style, outcome_of};
+use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
 use super::{Outcome, complain, emit, read_input};
 use crate::diagnostic::Diagnostic;
 use crate::pipeline::{self, Checked};
@@ -27,7 +27,7 @@ pub fn run(args: PlanArgs) -> Outcome {
     let Some(overrides) = Overrides::requested(&args.report.severities) else {
         return Outcome::Unusable;
     };
-    let mut unreadable = false;
+    let mut unreadable: Vec<String> = Vec::new();
     let mut checked: Vec<(Checked, Vec<Diagnostic>)> = Vec::new();
     for path in &args.files {
         let name = if path == Path::new("-") {
@@ -45,7 +45,7 @@ pub fn run(args: PlanArgs) -> Outcome {
             }
             Err(error) => {
                 complain(&format!("cannot read `{name}`: {error}"));
-                unreadable = true;
+                unreadable.push(name);
             }
         }
     }
@@ -53,10 +53,23 @@ pub fn run(args: PlanArgs) -> Outcome {
         .iter()
         .map(|(file, diagnostics)| file.report(diagnostics))
         .collect();
-    let text = formatted(
-        &reports,
-        args.report.format,
-        human_style(args.report.color, args.quiet),
-    );
-    emit(&text, outcome_of(&reports, unreadable))
+    let human = args.report.format == Format::Human;
+    // A run that read no file checked nothing: no summary says "no problems found" then.
+    let mut text = if human && reports.is_empty() {
+        String::new()
+    } else {
+        formatted(
+            &reports,
+            args.report.format,
+            human_style(args.report.color, args.quiet),
+        )
+    };
+    if human && !reports.is_empty() && !unreadable.is_empty() {
+        let names: Vec<String> = unreadable.iter().map(|name| format!("`{name}`")).collect();
+        text.push_str(&format!(
+            "not checked, since it cannot be read: {}\n",
+            names.join(", ")
+        ));
+    }
+    emit(&text, outcome_of(&reports, !unreadable.is_empty()))
 }

@@ -100,6 +100,27 @@ pub fn script(spec_name: &str, plan: &Plan) -> String {
     text
 }
 
+/// Why a capture failed: kubectl's own words, or when it printed none, how it exited.
+fn failure(capture: &Capture, status: std::process::ExitStatus, stderr: &[u8]) -> String {
+    let said = String::from_utf8_lossy(stderr);
+    let exit = match status.code() {
+        Some(code) => format!("exit status {code}"),
+        None => "killed by a signal".to_string(),
+    };
+    if said.trim().is_empty() {
+        format!(
+            "`{}` failed ({exit}) and printed nothing on standard error",
+            capture.command_line()
+        )
+    } else {
+        format!(
+            "`{}` failed ({exit}): {}",
+            capture.command_line(),
+            said.trim()
+        )
+    }
+}
+
 /// What running one capture gave: its output, or why kubectl failed.
 pub struct Ran {
     pub capture: Capture,
@@ -117,11 +138,7 @@ pub fn run<'a>(kubectl: &'a Path, plan: &Plan) -> impl Iterator<Item = Ran> + 'a
             .output();
         let output = match output {
             Ok(output) if output.status.success() => Ok(output.stdout),
-            Ok(output) => Err(format!(
-                "`{}` failed: {}",
-                capture.command_line(),
-                String::from_utf8_lossy(&output.stderr).trim()
-            )),
+            Ok(output) => Err(failure(&capture, output.status, &output.stderr)),
             Err(error) => Err(format!(
                 "cannot run `{}`: {error} (install kubectl, or give its path: `--kubectl=PATH`)",
                 kubectl.display()

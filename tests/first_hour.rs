@@ -1,0 +1,304 @@
+//! The mistakes a newcomer makes in the first hour, each made once in a spec that plans clean: each
+//! gives one finding, on the line of the mistake, and its help, applied as written, gives a spec
+//! that plans clean again. A help that leads to the next error fails here.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CURRENT: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const KUBECLUSTER: &str = "examples/kubeadm-vxlan-windows.yaml";
+const RANCHER_AZURE: &str = "examples/terraform-azure-walkthrough.yaml";
+
+/// The mistake.
+enum Edit {
+    /// This text in place of that one.
+    Replace {
+        correct: &'static str,
+        mistaken: &'static str,
+    },
+    /// A top-level section left out.
+    Drop(&'static str),
+}
+
+/// How the help is applied to the spec with the mistake.
+enum Apply {
+    /// The help's last backticked `key: value` replaces the line the finding is on (its
+    /// indentation kept).
+    Line,
+    /// The help's last backticked text replaces `line_with`, the mistaken value.
+    Value,
+    /// The help's last backticked `key: value` is added as a top-level section before `nodes:`.
+    Section,
+    /// The help has no snippet to copy: this value, which the help must state, is given to the
+    /// key on the finding's line.
+    Stated(&'static str),
+}
+
+struct Mistake {
+    what: &'static str,
+    spec: &'static str,
+    edit: Edit,
+    code: &'static str,
+    /// Text on the line the finding must be on, in the spec with the mistake.
+    line_with: &'static str,
+    apply: Apply,
+}
+
+const MISTAKES: &[Mistake] = &[
+    Mistake {
+        what: "an unquoted Kubernetes version, which YAML reads as the number 1.3",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "version: \"1.33.4\"",
+            mistaken: "version: 1.30",
+        },
+        code: "HG002",
+        line_with: "version: 1.30",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "a Kubernetes version without its patch",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "\"1.33.4\"",
+            mistaken: "\"1.30\"",
+        },
+        code: "HG009",
+        line_with: "\"1.30\"",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "no `windows` section on Kubernetes 1.33",
+        spec: CURRENT,
+        edit: Edit::Drop("windows"),
+        code: "HG307",
+        line_with: "os: windows",
+        apply: Apply::Section,
+    },
+    Mistake {
+        what: "no `windows` section on Kubernetes 1.15 (KubeCluster.ps1)",
+        spec: KUBECLUSTER,
+        edit: Edit::Drop("windows"),
+        code: "HG307",
+        line_with: "os: windows",
+        apply: Apply::Section,
+    },
+    Mistake {
+        what: "a flannel patch release that was never published",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "version: v0.28.9",
+            mistaken: "version: v0.26.40",
+        },
+        code: "HG211",
+        line_with: "v0.26.40",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "no pods on any node",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "  hostSubnets:",
+            mistaken: "  maxPodsPerNode: 0\n  hostSubnets:",
+        },
+        code: "HG002",
+        line_with: "maxPodsPerNode: 0",
+        apply: Apply::Stated("1"),
+    },
+    Mistake {
+        what: "a Service range of /8",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "serviceCidr: 10.96.0.0/12",
+            mistaken: "serviceCidr: 10.0.0.0/8",
+        },
+        code: "HG102",
+        line_with: "serviceCidr:",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "a Service range of /8 over the hosts, the nodes and the DNS address",
+        spec: RANCHER_AZURE,
+        edit: Edit::Replace {
+            correct: "serviceCidr: 10.43.0.0/16",
+            mistaken: "serviceCidr: 10.0.0.0/8",
+        },
+        code: "HG102",
+        line_with: "serviceCidr:",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "the Service range is the pod range",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "serviceCidr: 10.96.0.0/12",
+            mistaken: "serviceCidr: 10.244.0.0/16",
+        },
+        code: "HG101",
+        line_with: "serviceCidr:",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "Linux's default VNI with Windows nodes",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "vni: 4096",
+            mistaken: "vni: 1",
+        },
+        code: "HG201",
+        line_with: "vni: 1",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "Linux's default VXLAN port with Windows nodes",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "port: 4789 ",
+            mistaken: "port: 8472 ",
+        },
+        code: "HG202",
+        line_with: "port: 8472",
+        apply: Apply::Line,
+    },
+];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("first-hour");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The findings of `plan` on a spec: (code, line, help).
+fn findings(name: &str, text: &str) -> Vec<(String, u64, String)> {
+    let path = scratch().join(name);
+    std::fs::write(&path, text).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(["plan", "--format", "json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["help"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The backticked parts of a help, in order.
+fn snippets(help: &str) -> Vec<&str> {
+    help.split('`').skip(1).step_by(2).collect()
+}
+
+/// The spec with the mistake made.
+fn mistaken(original: &str, edit: &Edit) -> String {
+    match edit {
+        Edit::Replace { correct, mistaken } => {
+            assert!(original.contains(correct), "`{correct}` is not in the spec");
+            original.replacen(correct, mistaken, 1)
+        }
+        Edit::Drop(section) => {
+            let start = original.find(&format!("\n{section}:")).unwrap() + 1;
+            let end = original[start + 1..]
+                .match_indices('\n')
+                .map(|(at, _)| start + 1 + at + 1)
+                .find(|&at| original[at..].starts_with(|c: char| c.is_ascii_lowercase()))
+                .unwrap();
+            format!("{}{}", &original[..start], &original[end..])
+        }
+    }
+}
+
+/// The line (1-based) holding `text`, and its byte range.
+fn line_holding(spec: &str, text: &str) -> (u64, std::ops::Range<usize>) {
+    let at = spec
+        .find(text)
+        .unwrap_or_else(|| panic!("`{text}` not in the spec"));
+    let start = spec[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = spec[at..].find('\n').map_or(spec.len(), |i| at + i);
+    (spec[..at].matches('\n').count() as u64 + 1, start..end)
+}
+
+/// The spec with the help applied as written.
+fn corrected(mistake: &Mistake, spec: &str, help: &str) -> String {
+    let snippets = snippets(help);
+    let (_, line) = line_holding(spec, mistake.line_with);
+    let indent: String = spec[line.clone()]
+        .chars()
+        .take_while(|c| *c == ' ')
+        .collect();
+    let replace_line =
+        |text: String| format!("{}{indent}{text}{}", &spec[..line.start], &spec[line.end..]);
+    match mistake.apply {
+        Apply::Line => replace_line(snippets.last().unwrap().to_string()),
+        Apply::Value => spec.replacen(mistake.line_with, snippets.last().unwrap(), 1),
+        Apply::Stated(value) => {
+            assert!(
+                help.contains(value),
+                "{}: `{value}` is not in {help:?}",
+                mistake.what
+            );
+            let key = spec[line.clone()]
+                .trim()
+                .split(':')
+                .next()
+                .unwrap()
+                .to_string();
+            replace_line(format!("{key}: {value}"))
+        }
+        Apply::Section => {
+            let section = snippets.last().unwrap();
+            assert!(
+                section.contains(": {"),
+                "{}: not a section: {help:?}",
+                mistake.what
+            );
+            spec.replacen("\nnodes:", &format!("\n{section}\nnodes:"), 1)
+        }
+    }
+}
+
+#[test]
+fn each_first_hour_mistake_gives_one_finding_whose_help_plans_clean() {
+    let mut failures = Vec::new();
+    for (index, mistake) in MISTAKES.iter().enumerate() {
+        let original = std::fs::read_to_string(root().join(mistake.spec)).unwrap();
+        assert_eq!(
+            findings(&format!("{index}-original.yaml"), &original),
+            [],
+            "{} must plan clean",
+            mistake.spec
+        );
+        let spec = mistaken(&original, &mistake.edit);
+        let (line, _) = line_holding(&spec, mistake.line_with);
+        let found = findings(&format!("{index}-mistake.yaml"), &spec);
+        let [(code, found_line, help)] = found.as_slice() else {
+            failures.push(format!(
+                "{}: {found:?}, not one {}",
+                mistake.what, mistake.code
+            ));
+            continue;
+        };
+        let fixed = corrected(mistake, &spec, help);
+        let after = findings(&format!("{index}-fixed.yaml"), &fixed);
+        if (code.as_str(), *found_line) != (mistake.code, line) || !after.is_empty() {
+            failures.push(format!(
+                "{}: {code} on line {found_line} (expected {} on line {line}), help {help:?}; after it: {after:?}",
+                mistake.what, mistake.code
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
