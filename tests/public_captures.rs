@@ -41,6 +41,14 @@ fn capture(name: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// A fresh directory of its own for a test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn hybridgen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hybridgen"))
         .args(args)
@@ -147,9 +155,7 @@ fn the_coverage_header_says_exactly_what_was_compared() {
     );
     assert!(!table.contains("found among"), "{table}");
     // flannel's ConfigMap captured without `net-conf.json`: not compared, and said why.
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("public-captures-net-conf");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("public-captures-net-conf");
     for file in files(&root().join(HEALTHY)) {
         std::fs::copy(&file, dir.join(file.file_name().unwrap())).unwrap();
     }
@@ -292,9 +298,7 @@ fn a_node_of_flannel_before_the_vni_was_recorded_is_compared_through_net_conf() 
     );
     assert!(!help.contains("upgrade"), "{help}");
     // With flannel's ConfigMap beside it, its VNI (1, as planned) is what the node runs.
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("public-captures-old-flannel");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("public-captures-old-flannel");
     std::fs::copy(
         Path::new(&path).join("node-k8s-dev.yaml"),
         dir.join("node-k8s-dev.yaml"),

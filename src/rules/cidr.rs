@@ -401,13 +401,7 @@ fn service_suggestion(context: &Context) -> (Ipv4Net, Option<Ipv4Addr>) {
 
 /// Whether a Service range would raise none of the range checks.
 fn service_range_is_clear(plan: &Plan, candidate: &Ipv4Net) -> bool {
-    let private = [
-        "10.0.0.0/8",
-        "172.16.0.0/12",
-        "192.168.0.0/16",
-        "100.64.0.0/10",
-    ]
-    .map(net);
+    let private = PRIVATE_SPACE.map(net);
     let mut taken: Vec<Ipv4Net> = plan.host_subnets.iter().flatten().copied().collect();
     taken.extend(plan.cluster_cidr.clone().ok());
     taken.extend(SPECIAL_RANGES.iter().map(|(range, _)| net(range)));
@@ -1036,14 +1030,16 @@ fn windows_external_finding(
     }
 }
 
+/// Private address space (RFC 1918) and shared address space (RFC 6598).
+const PRIVATE_SPACE: [&str; 4] = [
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "100.64.0.0/10",
+];
+
 fn check_public(context: &Context, found: &mut Vec<Diagnostic>) {
-    let private = [
-        "10.0.0.0/8",
-        "172.16.0.0/12",
-        "192.168.0.0/16",
-        "100.64.0.0/10",
-    ]
-    .map(net);
+    let private = PRIVATE_SPACE.map(net);
     let (cluster, service) = networks(context.plan);
     for (range, pointer, field) in [
         (cluster, CLUSTER, "clusterCidr"),

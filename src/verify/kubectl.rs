@@ -90,7 +90,7 @@ pub fn script(spec_name: &str, plan: &Plan) -> String {
     let dir = "cluster-capture";
     let spec_name = shell_word(spec_name);
     let mut text = format!(
-        "# What `hybridgen verify` compares with the plan of {spec_name}: read-only `kubectl get`s,\n# no Secret, saved as JSON. Optional objects a cluster may lack leave an empty file.\nmkdir -p {dir}\n"
+        "#!/bin/sh\n# What `hybridgen verify` compares with the plan of {spec_name}: read-only `kubectl get`s,\n# no Secret, saved as JSON. Optional objects a cluster may lack leave an empty file.\nmkdir -p {dir}\n"
     );
     for capture in captures(plan) {
         text.push_str(&capture.saved_to(dir));
