@@ -16,7 +16,9 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The public captures: beside the clone, as CI lays it out.
+/// The public captures: beside the clone, as CI lays it out. The tests that read them are listed
+/// as ignored, so that `cargo test` passes on a clone without them; `.ci/run` runs them with
+/// `-- --ignored`, and without the captures they fail.
 fn captures() -> PathBuf {
     let dir = root()
         .join("..")
@@ -103,6 +105,7 @@ fn holds_an_object(path: &Path) -> bool {
 }
 
 #[test]
+#[ignore = "needs the public captures beside the clone (shared/data/captures); .ci/run runs it"]
 fn every_public_capture_is_read_without_a_false_hg509() {
     let entries: Vec<PathBuf> = std::fs::read_dir(captures())
         .unwrap()
@@ -135,6 +138,7 @@ fn every_public_capture_is_read_without_a_false_hg509() {
 }
 
 #[test]
+#[ignore = "needs the public captures beside the clone (shared/data/captures); .ci/run runs it"]
 fn the_coverage_header_says_exactly_what_was_compared() {
     // Single Node objects, no ConfigMap, no DaemonSet, no pod.
     let alone = coverage(HWCHIU, &[&capture("hwchiu-vagrant-nat-public-ip")]);
@@ -182,6 +186,7 @@ fn the_coverage_header_says_exactly_what_was_compared() {
 }
 
 #[test]
+#[ignore = "needs the public captures beside the clone (shared/data/captures); .ci/run runs it"]
 fn one_planned_node_without_a_node_capture_is_said_in_the_singular() {
     let spec = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("public-captures-one-node.yaml");
     let whole = std::fs::read_to_string(root().join(DEARXUANY)).unwrap();
@@ -207,6 +212,7 @@ fn one_planned_node_without_a_node_capture_is_said_in_the_singular() {
 }
 
 #[test]
+#[ignore = "needs the public captures beside the clone (shared/data/captures); .ci/run runs it"]
 fn an_object_of_a_kind_verify_does_not_read_is_marked_at_its_kind() {
     let path = capture("dearxuany-kubeadm-flannel-vm-plan");
     let (_, diagnostics, _) = verify_json(DEARXUANY, &path, &[]);
@@ -250,6 +256,7 @@ fn a_truncated_json_capture_is_located_on_its_last_line() {
 }
 
 #[test]
+#[ignore = "needs the public captures beside the clone (shared/data/captures); .ci/run runs it"]
 fn spec_warnings_are_reported_and_never_stop_the_comparison() {
     let path = capture("hwchiu-vagrant-nat-public-ip");
     let codes = |diagnostics: &[Value]| -> Vec<(String, String)> {
@@ -281,6 +288,7 @@ fn spec_warnings_are_reported_and_never_stop_the_comparison() {
 }
 
 #[test]
+#[ignore = "needs the public captures beside the clone (shared/data/captures); .ci/run runs it"]
 fn a_node_of_flannel_before_the_vni_was_recorded_is_compared_through_net_conf() {
     let path = capture("hwchiu-vagrant-nat-public-ip");
     let (_, diagnostics, _) = verify_json(HWCHIU, &path, &[]);
@@ -322,6 +330,7 @@ fn a_node_of_flannel_before_the_vni_was_recorded_is_compared_through_net_conf() 
 }
 
 #[test]
+#[ignore = "needs the public captures beside the clone (shared/data/captures); .ci/run runs it"]
 fn a_linux_node_on_the_wrong_interface_gets_the_linux_fix() {
     let path = capture("hwchiu-vagrant-nat-public-ip");
     let help_for = |spec: &str| -> String {

@@ -74,6 +74,18 @@ fn tests_that_need_kubectl_are_listed_as_ignored_and_ci_runs_them() {
         }
     }
     assert!(needing >= 2, "found {needing} tests that need kubectl");
+    // So is each that reads the public captures beside the clone.
+    let captures = read("tests/public_captures.rs");
+    for test in captures.split("#[test]").skip(1) {
+        let body = &test[..test.find("\n}\n").unwrap_or(test.len())];
+        if body.contains("capture(\"") || body.contains(&["captures", "()"].concat()) {
+            assert!(
+                body.trim_start()
+                    .starts_with("#[ignore = \"needs the public captures"),
+                "a test that reads the public captures must be ignored:\n{body}"
+            );
+        }
+    }
     // CI runs the README's test command, then the ignored ones with a kubectl.
     let setup = fenced_after(&read("README.md"), "## Set-up on a fresh machine", "sh");
     let test_command = setup
@@ -92,7 +104,9 @@ fn tests_that_need_kubectl_are_listed_as_ignored_and_ci_runs_them() {
         .lines()
         .position(|line| {
             line.contains("HYBRIDGEN_TEST_KUBECTL=")
-                && line.contains("cargo test --locked --test verify -- --ignored")
+                && line.contains(
+                    "cargo test --locked --test verify --test public_captures -- --ignored",
+                )
         })
         .expect(".ci/run runs the ignored kubectl tests");
     assert!(readme_test < ignored);

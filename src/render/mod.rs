@@ -206,17 +206,24 @@ fn json_text(value: minijinja::Value) -> Result<String, minijinja::Error> {
 /// JSON on one line with `, ` between items and `: ` after keys.
 struct Spaced;
 
+fn spaced_separator<W: ?Sized + std::io::Write>(
+    writer: &mut W,
+    first: bool,
+) -> std::io::Result<()> {
+    if first {
+        Ok(())
+    } else {
+        writer.write_all(b", ")
+    }
+}
+
 impl serde_json::ser::Formatter for Spaced {
     fn begin_array_value<W: ?Sized + std::io::Write>(
         &mut self,
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+        spaced_separator(writer, first)
     }
 
     fn begin_object_key<W: ?Sized + std::io::Write>(
@@ -224,11 +231,7 @@ impl serde_json::ser::Formatter for Spaced {
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+        spaced_separator(writer, first)
     }
 
     fn begin_object_value<W: ?Sized + std::io::Write>(
