@@ -1,6 +1,7 @@
 //! `hybridgen init`: a commented starter spec, and the JSON Schema beside it for editors.
 
 use super::{Outcome, complain, emit};
+use crate::render::script::shell_word;
 use crate::schema;
 use clap::Args;
 use std::io::{self, Write};
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Where to write the spec; an existing file is never overwritten.
-    #[arg(default_value = "hybridgen.yaml")]
+    #[arg(default_value = DEFAULT_PATH)]
     path: PathBuf,
     /// Write the Kubernetes 1.16 starter (dockerd, KubeCluster.ps1) instead.
     #[arg(long)]
@@ -23,6 +24,8 @@ const STARTER_SPEC: &str = include_str!("../../templates/starter.yaml");
 /// 1.16, Windows set up by KubeCluster.ps1.
 const KUBECLUSTER_STARTER_SPEC: &str = include_str!("../../templates/starter-kubecluster.yaml");
 const SCHEMA_FILE: &str = "hybridgen.schema.json";
+/// The path `init` writes when given none, which the starters' comments name.
+const DEFAULT_PATH: &str = "hybridgen.yaml";
 
 pub fn run(args: InitArgs) -> Outcome {
     let path = &args.path;
@@ -31,7 +34,11 @@ pub fn run(args: InitArgs) -> Outcome {
     } else {
         STARTER_SPEC
     };
-    match write_new(path, starter) {
+    let starter = starter.replace(
+        &format!("hybridgen plan {DEFAULT_PATH}"),
+        &format!("hybridgen plan {}", plan_argument(path)),
+    );
+    match write_new(path, &starter) {
         Ok(()) => {}
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
             complain(&format!(
@@ -63,10 +70,21 @@ pub fn run(args: InitArgs) -> Outcome {
         &format!(
             "wrote {}\n{schema_note}next: edit it, then run `hybridgen plan {}`\n",
             path.display(),
-            path.display()
+            plan_argument(path)
         ),
         Outcome::Clean,
     )
+}
+
+/// The path as a shell word for `hybridgen plan PATH`; `FILE` when it holds a control character,
+/// which would end the comment line it is written into.
+fn plan_argument(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if text.chars().any(char::is_control) {
+        "FILE".to_string()
+    } else {
+        shell_word(&text)
+    }
 }
 
 /// Creates a file that must not exist yet, so that no user file is ever overwritten.
