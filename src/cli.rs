@@ -3,6 +3,7 @@
 
 use crate::commands::explain::ExplainArgs;
 use crate::commands::init::InitArgs;
+use crate::commands::man::ManArgs;
 use crate::commands::plan::PlanArgs;
 use crate::commands::render::RenderArgs;
 use crate::commands::verify::VerifyArgs;
@@ -24,13 +25,13 @@ pub struct Cli {
 enum Command {
     /// Lint cluster specs and print their resolved IP plan.
     #[command(
-        after_help = "Examples:\n  hybridgen plan examples/kubeadm-vxlan-windows.yaml\n  hybridgen plan --format sarif clusters/*.yaml > hybridgen.sarif\n  cat spec.yaml | hybridgen plan - --stdin-filename clusters/spec.yaml"
+        after_help = "Examples:\n  hybridgen plan examples/kubeadm-1.33-vxlan-windows.yaml\n  hybridgen plan --format sarif clusters/*.yaml > hybridgen.sarif\n  cat spec.yaml | hybridgen plan - --stdin-filename clusters/spec.yaml"
     )]
     Plan(PlanArgs),
     /// Render the artifacts of a spec (flannel manifest, patches, Windows node configs, routes,
     /// kubeadm and RKE configuration, plan.json) into a directory.
     #[command(
-        after_help = "Examples:\n  hybridgen render examples/kubeadm-vxlan-windows.yaml --out deploy/\n  hybridgen render spec.yaml --out deploy/ --check   # CI: fail when committed artifacts are stale"
+        after_help = "Examples:\n  hybridgen render examples/kubeadm-1.33-vxlan-windows.yaml --out deploy/\n  hybridgen render spec.yaml --out deploy/ --check   # CI: fail when committed artifacts are stale"
     )]
     Render(RenderArgs),
     /// Compare the plan of a spec with what the cluster runs, as kubectl captured it: nodes, their
@@ -50,16 +51,19 @@ enum Command {
     Schema,
     /// Print a shell completion script.
     #[command(
-        after_help = "Examples:\n  hybridgen completions bash > /etc/bash_completion.d/hybridgen\n  hybridgen completions zsh > \"${fpath[1]}/_hybridgen\"\n  hybridgen completions fish > ~/.config/fish/completions/hybridgen.fish\n  hybridgen completions powershell >> $PROFILE"
+        after_help = "Examples (for your user; each directory is created first):\n  mkdir -p ~/.local/share/bash-completion/completions\n  hybridgen completions bash > ~/.local/share/bash-completion/completions/hybridgen\n  mkdir -p ~/.zfunc   # and in ~/.zshrc, before compinit: fpath+=~/.zfunc\n  hybridgen completions zsh > ~/.zfunc/_hybridgen\n  mkdir -p ~/.config/fish/completions\n  hybridgen completions fish > ~/.config/fish/completions/hybridgen.fish\n  New-Item -ItemType Directory -Force (Split-Path $PROFILE)\n  hybridgen completions powershell >> $PROFILE"
     )]
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff).
-    #[command(after_help = "Example:\n  hybridgen man > /usr/local/share/man/man1/hybridgen.1")]
-    Man,
+    /// Print a manual page (roff): hybridgen(1), or a subcommand's, e.g. hybridgen-plan(1); or
+    /// write them all into a directory.
+    #[command(
+        after_help = "Examples:\n  mkdir -p ~/.local/share/man/man1\n  hybridgen man --dir ~/.local/share/man/man1   # then: man hybridgen-plan\n  hybridgen man plan > hybridgen-plan.1"
+    )]
+    Man(ManArgs),
     /// Write a commented starter spec (and its JSON Schema beside it, for editors): Kubernetes
     /// 1.33 with a Windows worker on containerd and HostProcess flannel; with `--distribution
     /// rke2` the same nodes on RKE2 (and with `--rancher URL` as a Rancher custom cluster); or
@@ -80,6 +84,6 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Init(args) => commands::init::run(args),
         Command::Schema => emit(&schema::generate_text(), Outcome::Clean),
         Command::Completions { shell } => commands::completions::run(shell, Cli::command()),
-        Command::Man => commands::man::run(Cli::command()),
+        Command::Man(args) => commands::man::run(args, Cli::command()),
     }
 }

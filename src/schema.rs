@@ -338,7 +338,13 @@ fn describe(
                 format!("`{label}` must be {}, found {found}", article(&expected)),
             )
             .label(format!("expected {expected}"));
-            let help = if expected == "string" && (instance.is_number() || instance.is_boolean()) {
+            let help = if let Some(release) = instance
+                .is_number()
+                .then(|| first_release_of_minor(schema, pointer, &written))
+                .flatten()
+            {
+                format!("quote it and name a patch release: `{field}: \"{release}\"`")
+            } else if expected == "string" && (instance.is_number() || instance.is_boolean()) {
                 format!("quote it so YAML keeps it as written: `{field}: \"{written}\"`")
             } else if expected == "integer" && instance.is_string() {
                 format!("remove the quotes: `{field}: {}`", unquote(&written))
@@ -565,6 +571,26 @@ fn written_text(source: &SourceFile, document: &Document, pointer: &str) -> Stri
         .and_then(|span| source.text().get(span))
         .unwrap_or_default()
         .to_string()
+}
+
+/// `MAJOR.MINOR` written as a number where the schema's example is a `MAJOR.MINOR.PATCH` release
+/// (`version: 1.30`): quoted alone it is still no release (HG009), so the help names the minor's
+/// first release, `1.30.0`, which every released minor has (with a `v` where the example has one).
+fn first_release_of_minor(schema: &Value, pointer: &str, written: &str) -> Option<String> {
+    let numbers = |text: &str, parts: usize| {
+        let numbers: Vec<&str> = text.split('.').collect();
+        numbers.len() == parts
+            && numbers
+                .iter()
+                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let example = subschema_at(schema, pointer)?
+        .get("examples")?
+        .get(0)?
+        .as_str()?;
+    let prefix = if example.starts_with('v') { "v" } else { "" };
+    (numbers(example.trim_start_matches('v'), 3) && numbers(written, 2))
+        .then(|| format!("{prefix}{written}.0"))
 }
 
 fn unquote(text: &str) -> &str {

@@ -97,6 +97,27 @@ fn a_missing_file_exits_two_and_the_others_are_still_checked() {
         "{stderr}"
     );
     assert!(stdout(&output).contains("1 file checked"));
+    assert!(
+        stdout(&output).contains("not checked, since it cannot be read: `no-such-spec.yaml`"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn a_run_that_read_no_file_claims_no_clean_result() {
+    let output = hybridgen(&["plan", "no-such-spec.yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stdout(&output),
+        "",
+        "nothing was checked, so nothing is reported"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot read `no-such-spec.yaml`: No such file or directory"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -280,6 +301,13 @@ fn init_writes_a_clean_starter_and_never_overwrites() {
         assert_eq!(first.status.code(), Some(0));
         let written = std::fs::read_to_string(&spec).unwrap();
         assert!(written.starts_with("# yaml-language-server: $schema=./hybridgen.schema.json"));
+        // The comment names the file written, not the default name.
+        let check = format!("Check it with `hybridgen plan {}`", spec.display());
+        assert!(written.contains(&check), "{written}");
+        assert!(
+            !written.contains("hybridgen plan hybridgen.yaml"),
+            "{written}"
+        );
         assert!(
             written.contains(&format!("version: {kubernetes}")),
             "{file}"

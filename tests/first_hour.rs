@@ -1,140 +1,373 @@
-//! The mistakes a newcomer makes in their first hour with a spec, each made in the current
-//! example: every one gives exactly one finding, on the line of the mistake, and its help —
-//! applied as written, by the rules below — gives a spec that plans clean. A help that leads to
-//! the next error fails here.
+//! The mistakes a newcomer makes in the first hour, each made once in a spec that plans clean: each
+//! gives one finding, on the line of the mistake, and its help, applied as written, gives a spec
+//! that plans clean again. A help that leads to the next error fails here.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const CURRENT: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const KUBECLUSTER: &str = "examples/kubeadm-vxlan-windows.yaml";
+const RANCHER_AZURE: &str = "examples/rancher-2.14-terraform-azure.yaml";
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// The mistake.
+enum Edit {
+    /// This text in place of that one.
+    Replace {
+        correct: &'static str,
+        mistaken: &'static str,
+    },
+    /// A top-level section left out.
+    Drop(&'static str),
 }
 
-/// One mistake: the text replaced in the example, and the finding it must give.
+/// How the help is applied to the spec with the mistake.
+enum Apply {
+    /// The help's last backticked `key: value` replaces the line the finding is on (its
+    /// indentation kept).
+    Line,
+    /// The help's last backticked text replaces `line_with`, the mistaken value.
+    Value,
+    /// The help's last backticked `key: value` is added as a top-level section before `nodes:`.
+    Section,
+    /// The help has no snippet to copy: this value, which the help must state, is given to the
+    /// key on the finding's line.
+    Stated(&'static str),
+    /// The help's last backticked text replaces what the finding underlines.
+    Underlined,
+    /// The help says how many spaces indent a line (`indent `key:` by N spaces`, `start `key:` at
+    /// the beginning of its line`, `indent line L with N spaces`): the finding's line, or line L,
+    /// gets them.
+    Indent,
+}
+
 struct Mistake {
-    name: &'static str,
-    from: &'static str,
-    to: &'static str,
+    what: &'static str,
+    spec: &'static str,
+    edit: Edit,
     code: &'static str,
+    /// Text on the line the finding must be on, in the spec with the mistake.
+    line_with: &'static str,
+    apply: Apply,
 }
 
 const MISTAKES: &[Mistake] = &[
     Mistake {
-        name: "a key dedented out of its block",
-        from: "  backend: vxlan\n",
-        to: "backend: vxlan\n",
-        code: "HG001",
-    },
-    Mistake {
-        name: "a key indented one space too far",
-        from: "  vni: 4096 ",
-        to: "   vni: 4096",
-        code: "HG001",
-    },
-    Mistake {
-        name: "a tab for indentation",
-        from: "  port: 4789",
-        to: "\tport: 4789",
-        code: "HG001",
-    },
-    Mistake {
-        name: "no space after a colon",
-        from: "  backend: vxlan",
-        to: "  backend:vxlan",
-        code: "HG001",
-    },
-    Mistake {
-        name: "an unclosed quote",
-        from: "version: \"1.33.4\"",
-        to: "version: \"1.33.4",
-        code: "HG001",
-    },
-    Mistake {
-        name: "a misspelt role",
-        from: "roles: [worker]\n    address: 192.168.10.20",
-        to: "roles: [wroker]\n    address: 192.168.10.20",
+        what: "an unquoted Kubernetes version, which YAML reads as the number 1.3",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "version: \"1.33.4\"",
+            mistaken: "version: 1.30",
+        },
         code: "HG002",
+        line_with: "version: 1.30",
+        apply: Apply::Line,
     },
     Mistake {
-        name: "an operating system in capitals",
-        from: "os: windows\n    roles: [worker]\n    address: 192.168.10.30",
-        to: "os: Windows\n    roles: [worker]\n    address: 192.168.10.30",
+        what: "a Kubernetes version without its patch",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "\"1.33.4\"",
+            mistaken: "\"1.30\"",
+        },
+        code: "HG009",
+        line_with: "\"1.30\"",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "no `windows` section on Kubernetes 1.33",
+        spec: CURRENT,
+        edit: Edit::Drop("windows"),
+        code: "HG307",
+        line_with: "os: windows",
+        apply: Apply::Section,
+    },
+    Mistake {
+        what: "no `windows` section on Kubernetes 1.15 (KubeCluster.ps1)",
+        spec: KUBECLUSTER,
+        edit: Edit::Drop("windows"),
+        code: "HG307",
+        line_with: "os: windows",
+        apply: Apply::Section,
+    },
+    Mistake {
+        what: "a flannel patch release that was never published",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "version: v0.28.9",
+            mistaken: "version: v0.26.40",
+        },
+        code: "HG211",
+        line_with: "v0.26.40",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "no pods on any node",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "  hostSubnets:",
+            mistaken: "  maxPodsPerNode: 0\n  hostSubnets:",
+        },
         code: "HG002",
+        line_with: "maxPodsPerNode: 0",
+        apply: Apply::Stated("1"),
     },
     Mistake {
-        name: "a field name in another case",
-        from: "clusterCidr:",
-        to: "clusterCIDR:",
-        code: "HG002",
+        what: "a Service range of /8",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "serviceCidr: 10.96.0.0/12",
+            mistaken: "serviceCidr: 10.0.0.0/8",
+        },
+        code: "HG102",
+        line_with: "serviceCidr:",
+        apply: Apply::Line,
     },
     Mistake {
-        name: "a backend in capitals",
-        from: "backend: vxlan",
-        to: "backend: VXLAN",
-        code: "HG002",
+        what: "a Service range of /8 over the hosts, the nodes and the DNS address",
+        spec: RANCHER_AZURE,
+        edit: Edit::Replace {
+            correct: "serviceCidr: 10.43.0.0/16",
+            mistaken: "serviceCidr: 10.0.0.0/8",
+        },
+        code: "HG102",
+        line_with: "serviceCidr:",
+        apply: Apply::Line,
     },
     Mistake {
-        name: "a quoted number",
-        from: "vni: 4096 ",
-        to: "vni: \"4096\"",
-        code: "HG002",
+        what: "the Service range is the pod range",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "serviceCidr: 10.96.0.0/12",
+            mistaken: "serviceCidr: 10.244.0.0/16",
+        },
+        code: "HG101",
+        line_with: "serviceCidr:",
+        apply: Apply::Line,
     },
     Mistake {
-        name: "one host subnet without a list",
-        from: "  hostSubnets:\n    - 192.168.10.0/24",
-        to: "  hostSubnets: 192.168.10.0/24",
-        code: "HG002",
-    },
-    Mistake {
-        name: "a misspelt pod subnet mode",
-        from: "  serviceCidr:",
-        to: "  podCidrs: controler\n  serviceCidr:",
-        code: "HG002",
-    },
-    Mistake {
-        name: "a node address with its prefix length",
-        from: "address: 192.168.10.20",
-        to: "address: 192.168.10.20/24",
-        code: "HG004",
-    },
-    Mistake {
-        name: "a network written from one of its addresses",
-        from: "clusterCidr: 10.244.0.0/16",
-        to: "clusterCidr: 10.244.1.0/16",
-        code: "HG004",
-    },
-    Mistake {
-        name: "an address with a leading zero",
-        from: "address: 192.168.10.20",
-        to: "address: 192.168.010.20",
-        code: "HG004",
-    },
-    Mistake {
-        name: "the kind in lower case",
-        from: "kind: Cluster",
-        to: "kind: cluster",
-        code: "HG003",
-    },
-    Mistake {
-        name: "Linux's VXLAN port",
-        from: "port: 4789    ",
-        to: "port: 8472    ",
-        code: "HG202",
-    },
-    Mistake {
-        name: "Linux's VNI",
-        from: "vni: 4096 ",
-        to: "vni: 1    ",
+        what: "Linux's default VNI with Windows nodes",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "vni: 4096",
+            mistaken: "vni: 1",
+        },
         code: "HG201",
+        line_with: "vni: 1",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "Linux's default VXLAN port with Windows nodes",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "port: 4789 ",
+            mistaken: "port: 8472 ",
+        },
+        code: "HG202",
+        line_with: "port: 8472",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "a key dedented out of its block",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "  backend: vxlan\n",
+            mistaken: "backend: vxlan\n",
+        },
+        code: "HG001",
+        line_with: "backend: vxlan",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a key indented one space too far",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "  vni: 4096 ",
+            mistaken: "   vni: 4096",
+        },
+        code: "HG001",
+        line_with: "   vni: 4096",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a tab for indentation",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "  port: 4789",
+            mistaken: "\tport: 4789",
+        },
+        code: "HG001",
+        line_with: "\tport: 4789",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a key one column off between two blocks",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "\nnetwork:",
+            mistaken: "\n network:",
+        },
+        code: "HG001",
+        line_with: " network:",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "no space after a colon",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "backend: vxlan",
+            mistaken: "backend:vxlan",
+        },
+        code: "HG001",
+        line_with: "backend:vxlan",
+        apply: Apply::Underlined,
+    },
+    Mistake {
+        what: "an unclosed quote",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "version: \"1.33.4\"",
+            mistaken: "version: \"1.33.4",
+        },
+        code: "HG001",
+        line_with: "version: \"1.33.4",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "a misspelt role",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "roles: [worker]\n    address: 192.168.10.20",
+            mistaken: "roles: [wroker]\n    address: 192.168.10.20",
+        },
+        code: "HG002",
+        line_with: "[wroker]",
+        apply: Apply::Underlined,
+    },
+    Mistake {
+        what: "an operating system in capitals",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "os: windows\n    roles: [worker]\n    address: 192.168.10.30",
+            mistaken: "os: Windows\n    roles: [worker]\n    address: 192.168.10.30",
+        },
+        code: "HG002",
+        line_with: "os: Windows",
+        apply: Apply::Underlined,
+    },
+    Mistake {
+        what: "a field name in another case",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "clusterCidr:",
+            mistaken: "clusterCIDR:",
+        },
+        code: "HG002",
+        line_with: "clusterCIDR:",
+        apply: Apply::Underlined,
+    },
+    Mistake {
+        what: "a quoted number",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "vni: 4096 ",
+            mistaken: "vni: \"4096\"",
+        },
+        code: "HG002",
+        line_with: "vni: \"4096\"",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "one host subnet without a list",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "  hostSubnets:\n    - 192.168.10.0/24",
+            mistaken: "  hostSubnets: 192.168.10.0/24",
+        },
+        code: "HG002",
+        line_with: "hostSubnets: 192.168.10.0/24",
+        apply: Apply::Line,
+    },
+    Mistake {
+        what: "a misspelt pod subnet mode",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "  serviceCidr:",
+            mistaken: "  podCidrs: controler\n  serviceCidr:",
+        },
+        code: "HG002",
+        line_with: "podCidrs: controler",
+        apply: Apply::Underlined,
+    },
+    Mistake {
+        what: "a node address with its prefix length",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "address: 192.168.10.20",
+            mistaken: "address: 192.168.10.20/24",
+        },
+        code: "HG004",
+        line_with: "192.168.10.20/24",
+        apply: Apply::Underlined,
+    },
+    Mistake {
+        what: "a network written from one of its addresses",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "clusterCidr: 10.244.0.0/16",
+            mistaken: "clusterCidr: 10.244.1.0/16",
+        },
+        code: "HG004",
+        line_with: "10.244.1.0/16",
+        apply: Apply::Underlined,
+    },
+    Mistake {
+        what: "an address with a leading zero",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "address: 192.168.10.20",
+            mistaken: "address: 192.168.010.20",
+        },
+        code: "HG004",
+        line_with: "192.168.010.20",
+        apply: Apply::Underlined,
+    },
+    Mistake {
+        what: "the kind in lower case",
+        spec: CURRENT,
+        edit: Edit::Replace {
+            correct: "kind: Cluster",
+            mistaken: "kind: cluster",
+        },
+        code: "HG003",
+        line_with: "kind: cluster",
+        apply: Apply::Line,
     },
 ];
 
-/// `hybridgen plan --format json` of a spec text: its findings.
-fn findings(dir: &Path, text: &str) -> Vec<Value> {
-    let path = dir.join("spec.yaml");
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("first-hour");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// One finding of `plan`, as its JSON report gives it.
+#[derive(Debug, PartialEq)]
+struct Found {
+    code: String,
+    line: u64,
+    help: String,
+    /// The columns it underlines on its line, 1-based, the end exclusive.
+    columns: (usize, usize),
+}
+
+/// The findings of `plan` on a spec.
+fn findings(name: &str, text: &str) -> Vec<Found> {
+    let path = scratch().join(name);
     std::fs::write(&path, text).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
         .args(["plan", "--format", "json"])
@@ -142,131 +375,172 @@ fn findings(dir: &Path, text: &str) -> Vec<Value> {
         .output()
         .unwrap();
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    report["diagnostics"].as_array().unwrap().clone()
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| Found {
+            code: d["code"].as_str().unwrap().to_string(),
+            line: d["line"].as_u64().unwrap(),
+            help: d["help"].as_str().unwrap_or_default().to_string(),
+            columns: (
+                d["column"].as_u64().unwrap() as usize,
+                d["endColumn"].as_u64().unwrap() as usize,
+            ),
+        })
+        .collect()
 }
 
-/// The first backticked text of a help.
-fn quoted(help: &str) -> Option<&str> {
-    help.split('`').nth(1)
+/// The backticked parts of a help, in order.
+fn snippets(help: &str) -> Vec<&str> {
+    help.split('`').skip(1).step_by(2).collect()
 }
 
-/// The spec with a finding's help applied as written. Each form of help the walk meets is one
-/// rule here; a help in any other form fails the test.
-fn applied(text: &str, finding: &Value) -> String {
-    let help = finding["help"].as_str().unwrap();
-    let line = finding["line"].as_u64().unwrap() as usize - 1;
-    let (column, end) = (
-        finding["column"].as_u64().unwrap() as usize - 1,
-        finding["endColumn"].as_u64().unwrap() as usize - 1,
-    );
-    let mut lines: Vec<String> = text.lines().map(String::from).collect();
-    let indent_to = |lines: &mut Vec<String>, index: usize, spaces: usize| {
-        let body = lines[index].trim_start_matches([' ', '\t']).to_string();
-        lines[index] = format!("{}{body}", " ".repeat(spaces));
-    };
-    let number = |after: &str| -> usize {
-        help.split(after)
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    if help.starts_with("indent `") && help.contains(" by ") {
-        indent_to(&mut lines, line, number(" by "));
-    } else if help.starts_with("start `") && help.contains("at the beginning of its line") {
-        indent_to(&mut lines, line, 0);
-    } else if help.starts_with("indent line ") {
-        indent_to(&mut lines, number("indent line ") - 1, number(" with "));
-    } else if [
-        "did you mean `",
-        "write `",
-        "write the network address: `",
-        "write it without leading zeros: `",
-        "drop the prefix length: `",
-    ]
-    .iter()
-    .any(|form| help.starts_with(form))
-    {
-        // The text the finding underlines becomes the quoted text.
-        let replacement = quoted(help).unwrap();
-        let current = &lines[line];
-        lines[line] = format!("{}{replacement}{}", &current[..column], &current[end..]);
-    } else if [
-        "set `",
-        "close the quote: `",
-        "remove the quotes: `",
-        "write it as a list: `",
-    ]
-    .iter()
-    .any(|form| help.starts_with(form))
-    {
-        // `key: value` replaces the key and its value on the line that holds the key.
-        let replacement = quoted(help).unwrap();
-        let key = replacement.split(':').next().unwrap();
-        let index = (0..lines.len())
-            .find(|&i| {
-                lines[i].trim_start().starts_with(&format!("{key}:"))
-                    && (i == line || help.starts_with("set `"))
-            })
-            .unwrap_or_else(|| panic!("no line holds `{key}:` for {help:?}"));
-        let current = lines[index].clone();
-        let start = current.find(&format!("{key}:")).unwrap();
-        let comment = current[start..]
-            .find(" #")
-            .map_or(current.len(), |at| start + at);
-        lines[index] = format!("{}{replacement}{}", &current[..start], &current[comment..]);
-    } else {
-        panic!("a help in a form the walk cannot apply: {help:?}");
+/// The spec with the mistake made.
+fn mistaken(original: &str, edit: &Edit) -> String {
+    match edit {
+        Edit::Replace { correct, mistaken } => {
+            assert!(original.contains(correct), "`{correct}` is not in the spec");
+            original.replacen(correct, mistaken, 1)
+        }
+        Edit::Drop(section) => {
+            let start = original.find(&format!("\n{section}:")).unwrap() + 1;
+            let end = original[start + 1..]
+                .match_indices('\n')
+                .map(|(at, _)| start + 1 + at + 1)
+                .find(|&at| original[at..].starts_with(|c: char| c.is_ascii_lowercase()))
+                .unwrap();
+            format!("{}{}", &original[..start], &original[end..])
+        }
     }
-    let mut fixed = lines.join("\n");
-    fixed.push('\n');
-    fixed
+}
+
+/// The line (1-based) holding `text`, and its byte range.
+fn line_holding(spec: &str, text: &str) -> (u64, std::ops::Range<usize>) {
+    let at = spec
+        .find(text)
+        .unwrap_or_else(|| panic!("`{text}` not in the spec"));
+    let start = spec[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = spec[at..].find('\n').map_or(spec.len(), |i| at + i);
+    (spec[..at].matches('\n').count() as u64 + 1, start..end)
+}
+
+/// The spec with the help applied as written.
+fn corrected(mistake: &Mistake, spec: &str, found: &Found) -> String {
+    let help = found.help.as_str();
+    let snippets = snippets(help);
+    let (_, line) = line_holding(spec, mistake.line_with);
+    let indent: String = spec[line.clone()]
+        .chars()
+        .take_while(|c| *c == ' ')
+        .collect();
+    let replace_line =
+        |text: String| format!("{}{indent}{text}{}", &spec[..line.start], &spec[line.end..]);
+    match mistake.apply {
+        Apply::Line => replace_line(snippets.last().unwrap().to_string()),
+        Apply::Value => spec.replacen(mistake.line_with, snippets.last().unwrap(), 1),
+        Apply::Stated(value) => {
+            assert!(
+                help.contains(value),
+                "{}: `{value}` is not in {help:?}",
+                mistake.what
+            );
+            let key = spec[line.clone()]
+                .trim()
+                .split(':')
+                .next()
+                .unwrap()
+                .to_string();
+            replace_line(format!("{key}: {value}"))
+        }
+        Apply::Section => {
+            let section = snippets.last().unwrap();
+            assert!(
+                section.contains(": {"),
+                "{}: not a section: {help:?}",
+                mistake.what
+            );
+            spec.replacen("\nnodes:", &format!("\n{section}\nnodes:"), 1)
+        }
+        Apply::Underlined => {
+            // The examples are ASCII: columns are bytes.
+            let (from, to) = (
+                line.start + found.columns.0 - 1,
+                line.start + found.columns.1 - 1,
+            );
+            format!(
+                "{}{}{}",
+                &spec[..from],
+                snippets.last().unwrap(),
+                &spec[to..]
+            )
+        }
+        Apply::Indent => {
+            let number_after = |words: &str| -> Option<usize> {
+                help.split(words)
+                    .nth(1)?
+                    .split_whitespace()
+                    .next()?
+                    .parse()
+                    .ok()
+            };
+            let (target, spaces) = if help.starts_with("indent line ") {
+                let target = number_after("indent line ").unwrap();
+                (target, number_after(" with ").unwrap())
+            } else if help.contains("at the beginning of its line") {
+                (found.line as usize, 0)
+            } else {
+                (found.line as usize, number_after(" by ").unwrap())
+            };
+            let lines: Vec<String> = spec
+                .split('\n')
+                .enumerate()
+                .map(|(index, text)| {
+                    if index + 1 == target {
+                        format!(
+                            "{}{}",
+                            " ".repeat(spaces),
+                            text.trim_start_matches([' ', '\t'])
+                        )
+                    } else {
+                        text.to_string()
+                    }
+                })
+                .collect();
+            lines.join("\n")
+        }
+    }
 }
 
 #[test]
-fn every_first_hour_mistake_gives_one_finding_whose_help_plans_clean() {
-    let dir = root().join("target/tmp/first-hour");
-    std::fs::create_dir_all(&dir).unwrap();
-    let example = std::fs::read_to_string(root().join(EXAMPLE)).unwrap();
-    assert!(
-        findings(&dir, &example).is_empty(),
-        "the example plans clean"
-    );
-    for mistake in MISTAKES {
-        assert!(
-            example.contains(mistake.from),
-            "{}: {:?}",
-            mistake.name,
-            mistake.from
-        );
-        let broken = example.replacen(mistake.from, mistake.to, 1);
-        let found = findings(&dir, &broken);
-        assert_eq!(found.len(), 1, "{}: {found:#?}", mistake.name);
-        let finding = &found[0];
+fn each_first_hour_mistake_gives_one_finding_whose_help_plans_clean() {
+    let mut failures = Vec::new();
+    for (index, mistake) in MISTAKES.iter().enumerate() {
+        let original = std::fs::read_to_string(root().join(mistake.spec)).unwrap();
         assert_eq!(
-            finding["code"], mistake.code,
-            "{}: {finding:#?}",
-            mistake.name
+            findings(&format!("{index}-original.yaml"), &original),
+            [],
+            "{} must plan clean",
+            mistake.spec
         );
-        // On the line of the mistake (the first line it changed).
-        let changed = broken
-            .lines()
-            .zip(example.lines())
-            .position(|(now, before)| now != before)
-            .unwrap()
-            + 1;
-        let line = finding["line"].as_u64().unwrap() as usize;
-        assert_eq!(line, changed, "{}: {finding:#?}", mistake.name);
-        let fixed = applied(&broken, finding);
-        let after = findings(&dir, &fixed);
-        assert!(
-            after.is_empty(),
-            "{}: the help {:?}, applied, leaves {after:#?}",
-            mistake.name,
-            finding["help"]
-        );
+        let spec = mistaken(&original, &mistake.edit);
+        let (line, _) = line_holding(&spec, mistake.line_with);
+        let found = findings(&format!("{index}-mistake.yaml"), &spec);
+        let [finding] = found.as_slice() else {
+            failures.push(format!(
+                "{}: {found:?}, not one {}",
+                mistake.what, mistake.code
+            ));
+            continue;
+        };
+        let fixed = corrected(mistake, &spec, finding);
+        let after = findings(&format!("{index}-fixed.yaml"), &fixed);
+        if (finding.code.as_str(), finding.line) != (mistake.code, line) || !after.is_empty() {
+            failures.push(format!(
+                "{}: {} on line {} (expected {} on line {line}), help {:?}; after it: {after:?}",
+                mistake.what, finding.code, finding.line, mistake.code, finding.help
+            ));
+        }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -1,6 +1,7 @@
 //! `hybridgen init`: a commented starter spec, and the JSON Schema beside it for editors.
 
 use super::{Outcome, complain, emit};
+use crate::render::script::shell_word;
 use crate::schema;
 use clap::{Args, ValueEnum};
 use std::io::{self, Write};
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Where to write the spec; an existing file is never overwritten.
-    #[arg(default_value = "hybridgen.yaml")]
+    #[arg(default_value = DEFAULT_PATH)]
     path: PathBuf,
     /// Write the Kubernetes 1.16 starter (dockerd, KubeCluster.ps1) instead.
     #[arg(long, conflicts_with_all = ["distribution", "rancher"])]
@@ -42,6 +43,8 @@ const RKE2_STARTER_SPEC: &str = include_str!("../../templates/starter-rke2.yaml"
 /// cluster; `RANCHER_URL` stands for the URL given.
 const RANCHER_STARTER_SPEC: &str = include_str!("../../templates/starter-rancher.yaml");
 const SCHEMA_FILE: &str = "hybridgen.schema.json";
+/// The path `init` writes when given none, which the starters' comments name.
+const DEFAULT_PATH: &str = "hybridgen.yaml";
 
 /// The starter for the arguments, or what is wrong with them.
 fn starter(args: &InitArgs) -> Result<String, String> {
@@ -77,6 +80,10 @@ pub fn run(args: InitArgs) -> Outcome {
             return Outcome::Unusable;
         }
     };
+    let starter = starter.replace(
+        &format!("hybridgen plan {DEFAULT_PATH}"),
+        &format!("hybridgen plan {}", plan_argument(path)),
+    );
     match write_new(path, &starter) {
         Ok(()) => {}
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
@@ -109,10 +116,21 @@ pub fn run(args: InitArgs) -> Outcome {
         &format!(
             "wrote {}\n{schema_note}next: edit it, then run `hybridgen plan {}`\n",
             path.display(),
-            path.display()
+            plan_argument(path)
         ),
         Outcome::Clean,
     )
+}
+
+/// The path as a shell word for `hybridgen plan PATH`; `FILE` when it holds a control character,
+/// which would end the comment line it is written into.
+fn plan_argument(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if text.chars().any(char::is_control) {
+        "FILE".to_string()
+    } else {
+        shell_word(&text)
+    }
 }
 
 /// Creates a file that must not exist yet, so that no user file is ever overwritten.

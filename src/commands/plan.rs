@@ -1,6 +1,6 @@
 //! `hybridgen plan`: check each spec and print its resolved plan and findings.
 
-use super::report_options::{Overrides, ReportArgs, formatted, human_style, outcome_of};
+use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
 use super::{Outcome, complain, emit, read_input};
 use crate::diagnostic::Diagnostic;
 use crate::pipeline::{self, Checked};
@@ -21,13 +21,18 @@ pub struct PlanArgs {
     /// Print the findings only, not the plan.
     #[arg(short, long)]
     quiet: bool,
+    /// Check only files that declare `apiVersion: hybridgen/...` and skip the others without a
+    /// word: for hooks and globs that hand over every YAML file (a Flux Kustomization under
+    /// `clusters/` is not a spec).
+    #[arg(long)]
+    skip_non_specs: bool,
 }
 
 pub fn run(args: PlanArgs) -> Outcome {
     let Some(overrides) = Overrides::requested(&args.report.severities) else {
         return Outcome::Unusable;
     };
-    let mut unreadable = false;
+    let mut unreadable: Vec<String> = Vec::new();
     let mut checked: Vec<(Checked, Vec<Diagnostic>)> = Vec::new();
     for path in &args.files {
         let name = if path == Path::new("-") {
@@ -38,6 +43,7 @@ pub fn run(args: PlanArgs) -> Outcome {
             path.display().to_string()
         };
         match read_input(path) {
+            Ok(bytes) if args.skip_non_specs && !declares_a_spec(&bytes) => {}
             Ok(bytes) => {
                 let file = pipeline::check(&name, bytes);
                 let diagnostics = overrides.apply(file.diagnostics.clone());
@@ -45,7 +51,7 @@ pub fn run(args: PlanArgs) -> Outcome {
             }
             Err(error) => {
                 complain(&format!("cannot read `{name}`: {error}"));
-                unreadable = true;
+                unreadable.push(name);
             }
         }
     }
@@ -53,10 +59,70 @@ pub fn run(args: PlanArgs) -> Outcome {
         .iter()
         .map(|(file, diagnostics)| file.report(diagnostics))
         .collect();
-    let text = formatted(
-        &reports,
-        args.report.format,
-        human_style(args.report.color, args.quiet),
-    );
-    emit(&text, outcome_of(&reports, unreadable))
+    let human = args.report.format == Format::Human;
+    // A run that read no file checked nothing: no summary says "no problems found" then.
+    let mut text = if human && reports.is_empty() {
+        String::new()
+    } else {
+        formatted(
+            &reports,
+            args.report.format,
+            human_style(args.report.color, args.quiet),
+        )
+    };
+    if human && !reports.is_empty() && !unreadable.is_empty() {
+        let names: Vec<String> = unreadable.iter().map(|name| format!("`{name}`")).collect();
+        text.push_str(&format!(
+            "not checked, since it cannot be read: {}\n",
+            names.join(", ")
+        ));
+    }
+    emit(&text, outcome_of(&reports, !unreadable.is_empty()))
+}
+
+/// Whether a file says it is a hybridgen spec: a line `apiVersion: hybridgen/...` (any quoting,
+/// or JSON's `"apiVersion": "hybridgen/..."`). Read as text, so that a spec whose YAML is broken
+/// is still checked, and reported.
+fn declares_a_spec(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes).lines().any(|line| {
+        let key = line.trim_start_matches([' ', '\t', '{', ',']);
+        let Some(rest) = ["apiVersion", "\"apiVersion\"", "'apiVersion'"]
+            .iter()
+            .find_map(|name| key.strip_prefix(name))
+        else {
+            return false;
+        };
+        rest.trim_start().strip_prefix(':').is_some_and(|value| {
+            value
+                .trim_start()
+                .trim_start_matches(['"', '\''])
+                .starts_with("hybridgen/")
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declares_a_spec;
+
+    #[test]
+    fn specs_declare_a_hybridgen_api_version_and_other_yaml_does_not() {
+        for spec in [
+            "apiVersion: hybridgen/v1\nkind: Cluster\n",
+            "# a comment\napiVersion: \"hybridgen/v1\"\n",
+            "kind: Cluster\napiVersion: 'hybridgen/v2'\n",
+            "{\"apiVersion\": \"hybridgen/v1\", \"kind\": \"Cluster\"}",
+            "apiVersion: hybridgen/v1\nnodes: [\n",
+        ] {
+            assert!(declares_a_spec(spec.as_bytes()), "{spec}");
+        }
+        for other in [
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n",
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  note: apiVersion hybridgen/v1\n",
+            "",
+            "apiVersionX: hybridgen/v1\n",
+        ] {
+            assert!(!declares_a_spec(other.as_bytes()), "{other}");
+        }
+    }
 }

@@ -89,6 +89,17 @@ impl Overrides {
         })
     }
 
+    /// Whether a finding is an error by its rule or `--warn`, not allowed: what `--deny` and
+    /// `--deny-warnings` raise to an error is not (they decide the exit code, not what runs).
+    pub(crate) fn keeps_an_error(&self, diagnostics: &[Diagnostic]) -> bool {
+        diagnostics.iter().any(|diagnostic| {
+            let code = diagnostic.code();
+            diagnostic.severity == Severity::Error
+                && !self.allow.contains(&code)
+                && !self.warn.contains(&code)
+        })
+    }
+
     pub(crate) fn apply(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         diagnostics
             .into_iter()

@@ -3,7 +3,7 @@
 use super::live_source::LiveArgs;
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
 use super::{Outcome, complain, emit, read_input};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::pipeline::{self, Checked};
 use crate::report::human;
 use crate::verify;
@@ -37,10 +37,11 @@ pub fn run(args: VerifyArgs) -> Outcome {
         show_plan: false,
         ..human_style(args.report.color, args.quiet)
     };
-    let checked = match planned_without_errors(&args.spec, &overrides, args.report.format, style) {
-        Ok(checked) => checked,
-        Err(outcome) => return outcome,
-    };
+    let (checked, spec_findings) =
+        match planned_without_errors(&args.spec, &overrides, args.report.format, style) {
+            Ok(planned) => planned,
+            Err(outcome) => return outcome,
+        };
     let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
         return Outcome::Errors;
     };
@@ -61,7 +62,9 @@ pub fn run(args: VerifyArgs) -> Outcome {
         };
     let comparison = verify::compare(spec, plan, &observed);
     let captured = &observed.captured;
-    let findings = overrides.apply(comparison.diagnostics.clone());
+    // The spec's own findings first, as `plan` reports them, then the cluster's.
+    let mut findings = spec_findings;
+    findings.extend(overrides.apply(comparison.diagnostics.clone()));
     let capture_findings: Vec<Vec<Diagnostic>> = captured
         .files
         .iter()
@@ -87,15 +90,17 @@ pub fn run(args: VerifyArgs) -> Outcome {
     emit(&text, outcome_of(&reports, false))
 }
 
-/// The spec checked and planned, when it has no errors: a cluster is compared only with a sound
-/// plan. Otherwise its findings are reported in the chosen format, as `plan` reports them, and
-/// stderr says that nothing was verified.
+/// The spec checked and planned, with its findings, when it has no errors: a cluster is compared
+/// only with a sound plan. Warnings never stop the comparison, `--deny-warnings` or `--deny`
+/// included: they are reported with the cluster's findings (as errors when denied). Otherwise the
+/// spec's findings are reported in the chosen format, as `plan` reports them, and stderr says
+/// that nothing was verified.
 fn planned_without_errors(
     path: &Path,
     overrides: &Overrides,
     format: Format,
     style: human::Style,
-) -> Result<Checked, Outcome> {
+) -> Result<(Checked, Vec<Diagnostic>), Outcome> {
     let name = path.display().to_string();
     let bytes = read_input(path).map_err(|error| {
         complain(&format!("cannot read `{name}`: {error}"));
@@ -104,11 +109,11 @@ fn planned_without_errors(
     let checked = pipeline::check(&name, bytes);
     let findings = overrides.apply(checked.diagnostics.clone());
     let planned = checked.spec.is_some() && checked.plan.is_some();
-    if !planned || findings.iter().any(|d| d.severity == Severity::Error) {
+    if !planned || overrides.keeps_an_error(&checked.diagnostics) {
         let reports = [checked.report(&findings)];
         let outcome = emit(&formatted(&reports, format, style), Outcome::Errors);
         complain(&format!("`{name}` has errors; nothing was verified"));
         return Err(outcome);
     }
-    Ok(checked)
+    Ok((checked, findings))
 }

@@ -448,6 +448,16 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
             .notes
             .push("no DaemonSet was captured: their placement is not compared".into());
     }
+    if !objects.iter().any(|o| o.kind == "Pod") {
+        cluster.notes.push(
+            "no Pod was captured: pod addresses are not compared with their nodes' subnets".into(),
+        );
+    } else if cluster.pods.is_empty() {
+        cluster.notes.push(
+            "no captured pod has an address on the pod network: pod addresses are not compared"
+                .into(),
+        );
+    }
     cluster
 }
 

@@ -1356,6 +1356,34 @@ impl Resolved {
     }
 }
 
+/// The releases of one minor line (`v0.26.0` … `v0.26.7`), oldest first.
+pub fn line(major: u32, minor: u32) -> impl Iterator<Item = &'static FlannelRelease> {
+    RELEASES
+        .iter()
+        .filter(move |row| (row.version.major, row.version.minor) == (major, minor))
+}
+
+/// For a release in a minor line the table holds whole, but not among its rows — `v0.26.40`, while
+/// v0.26 ended at v0.26.7 — the line's release nearest to it: that tag, and its image, were never
+/// published. `None` for a row, a pre-release, a line the table lacks, and a patch after the newest
+/// line's last known one (which may be newer than the table).
+pub fn never_published(resolved: &Resolved) -> Option<&'static FlannelRelease> {
+    let bare = resolved.tag.trim_start_matches('v');
+    let version = Release::parse(bare)?;
+    if resolved.known || bare.contains(['-', '+']) {
+        return None;
+    }
+    let releases: Vec<&FlannelRelease> = line(version.major, version.minor).collect();
+    let last = releases.last()?;
+    let line_is_closed = RELEASES.iter().any(|row| row.version > last.version);
+    if version > last.version && !line_is_closed {
+        return None;
+    }
+    releases
+        .into_iter()
+        .min_by_key(|row| row.version.patch.abs_diff(version.patch))
+}
+
 /// Resolves a written flannel version (`v0.28.9`, `0.28.9`, `v0.29.0-rc1`) against the table, or
 /// `None` when it is not a version. A release the table lacks resolves to the newest known release
 /// before it (the oldest row when it predates them all).

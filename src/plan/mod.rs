@@ -278,7 +278,9 @@ impl Plan {
             service_cidr,
             dns_service_ip,
             node_mask,
-            max_pods: network.max_pods_per_node.unwrap_or(DEFAULT_MAX_PODS),
+            max_pods: network
+                .max_pods_per_node
+                .map_or(DEFAULT_MAX_PODS, std::num::NonZeroU32::get),
             host_subnets: network
                 .host_subnets
                 .iter()
@@ -385,9 +387,14 @@ impl Plan {
 }
 
 fn parse_release(text: &str, what: &str, example: &str) -> Parsed<Release> {
-    Release::parse(text).ok_or_else(|| InputError {
-        problem: format!("`{text}` is not a {what}"),
-        help: format!("write it as `MAJOR.MINOR.PATCH` in quotes, e.g. `\"{example}\"`"),
+    Release::parse(text).ok_or_else(|| {
+        // `1.30` lacks only the patch: the minor's first release is one that exists.
+        let example = Release::parse(&format!("{text}.0"))
+            .map_or_else(|| example.to_string(), |_| format!("{text}.0"));
+        InputError {
+            problem: format!("`{text}` is not a {what}"),
+            help: format!("write it as `MAJOR.MINOR.PATCH` in quotes, e.g. `\"{example}\"`"),
+        }
     })
 }
 

@@ -197,6 +197,7 @@ static ENVIRONMENT: std::sync::LazyLock<Result<minijinja::Environment<'static>, 
             .build()?;
         env.set_syntax(syntax);
         env.set_debug(false);
+        env.add_filter("tojson", json_text);
         env.set_loader(|name| {
             Ok(TEMPLATES
                 .iter()
@@ -205,6 +206,59 @@ static ENVIRONMENT: std::sync::LazyLock<Result<minijinja::Environment<'static>, 
         });
         Ok(env)
     });
+
+/// `tojson` without minijinja's HTML escapes, for the YAML templates' double-quoted values: its
+/// own writes `<`, `>`, `&` and `'` as `\u003c` ..., so `<unset: KUBEADM_TOKEN>` would read
+/// `\u003cunset: KUBEADM_TOKEN\u003e` in the files people open. Spaced as minijinja spaces it
+/// (`["NET_ADMIN", "NET_RAW"]`), as the flannel manifests write their lists.
+fn json_text(value: minijinja::Value) -> Result<String, minijinja::Error> {
+    let failed = |error: &dyn std::fmt::Display| {
+        minijinja::Error::new(minijinja::ErrorKind::BadSerialization, error.to_string())
+    };
+    let mut out = Vec::new();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    serde::Serialize::serialize(&value, &mut serializer).map_err(|error| failed(&error))?;
+    String::from_utf8(out).map_err(|error| failed(&error))
+}
+
+/// JSON on one line with `, ` between items and `: ` after keys.
+struct Spaced;
+
+fn spaced_separator<W: ?Sized + std::io::Write>(
+    writer: &mut W,
+    first: bool,
+) -> std::io::Result<()> {
+    if first {
+        Ok(())
+    } else {
+        writer.write_all(b", ")
+    }
+}
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        spaced_separator(writer, first)
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        spaced_separator(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+}
 
 /// A template of `templates/`, by its path there.
 pub(crate) fn template(name: &str) -> Result<minijinja::Template<'static, 'static>, RenderError> {

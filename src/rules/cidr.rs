@@ -317,11 +317,23 @@ const DNS: &str = "/network/dnsServiceIp";
 const MASK: &str = "/network/nodeCidrMaskSize";
 const MAX_PODS: &str = "/network/maxPodsPerNode";
 
+/// The prefix lengths kube-apiserver and kubeadm accept for the Service range: at most 2^20
+/// addresses, and at least 16 so that the cluster DNS Service has its 10th.
+const SERVICE_PREFIXES: std::ops::RangeInclusive<u8> = 12..=28;
+
+/// The cluster range, and the Service range when its size is one the cluster accepts. A Service
+/// range HG102 refuses is one mistake: what it overlaps (the pods, the hosts, the nodes, the DNS
+/// address) follows from its size, so the other checks leave it to HG102, whose help moves it
+/// clear of them all.
 fn networks(plan: &Plan) -> (Option<Ipv4Net>, Option<Ipv4Net>) {
-    (
-        plan.cluster_cidr.clone().ok(),
-        plan.service_cidr.clone().ok(),
-    )
+    (plan.cluster_cidr.clone().ok(), sized_service(plan))
+}
+
+fn sized_service(plan: &Plan) -> Option<Ipv4Net> {
+    plan.service_cidr
+        .clone()
+        .ok()
+        .filter(|service| SERVICE_PREFIXES.contains(&service.prefix_len()))
 }
 
 fn net(text: &str) -> Ipv4Net {
@@ -338,18 +350,77 @@ fn relation(a: &Ipv4Net, b: &Ipv4Net) -> &'static str {
     }
 }
 
-/// A Service range that does not collide with `cluster`, for help texts.
-fn free_service_range(cluster: &Ipv4Net) -> Ipv4Net {
-    [
-        "10.96.0.0/12",
-        "172.20.0.0/16",
-        "10.43.0.0/16",
-        "192.168.128.0/20",
-    ]
-    .into_iter()
-    .map(net)
-    .find(|candidate| !overlaps(candidate, cluster))
-    .unwrap_or_else(|| net("10.96.0.0/12"))
+/// A Service range for help texts that plans clean: of an accepted size, private, clear of the
+/// cluster range, the host networks, the nodes' addresses and the reserved ranges, and holding a
+/// written `dnsServiceIp` as its 10th address. Tried in turn: the range whose 10th address is the
+/// written DNS address, the written range resized, then the distributions' defaults (kubeadm's
+/// 10.96.0.0/12, k3s' and RKE's 10.43.0.0/16, ...). When no range fits the DNS address, the
+/// suggestion moves it too (`Some` address).
+fn service_suggestion(context: &Context) -> (Ipv4Net, Option<Ipv4Addr>) {
+    let plan = context.plan;
+    let dns = written_dns_address(context);
+    let written = plan.service_cidr.clone().ok();
+    let mut candidates: Vec<Ipv4Net> = Vec::new();
+    if let Some(base) = dns.and_then(|dns| u32::from(dns).checked_sub(DNS_SERVICE_INDEX as u32)) {
+        let base = Ipv4Addr::from(base);
+        candidates.extend(
+            [16, 12, 20, 24, 28]
+                .into_iter()
+                .filter_map(|prefix| Ipv4Net::new(base, prefix).ok())
+                .filter(|range| range.network() == base),
+        );
+    }
+    if let Some(written) = written {
+        let prefix = written
+            .prefix_len()
+            .clamp(*SERVICE_PREFIXES.start(), *SERVICE_PREFIXES.end());
+        candidates.extend(written.subnets(prefix).into_iter().flatten().take(16));
+        candidates.extend(Ipv4Net::new(written.network(), prefix).map(|range| range.trunc()));
+    }
+    candidates.extend(
+        [
+            "10.96.0.0/12",
+            "10.43.0.0/16",
+            "172.20.0.0/16",
+            "192.168.128.0/20",
+        ]
+        .map(net),
+    );
+    let clear: Vec<Ipv4Net> = candidates
+        .into_iter()
+        .filter(|candidate| service_range_is_clear(plan, candidate))
+        .collect();
+    let holds_dns =
+        |range: &&Ipv4Net| dns.is_none_or(|dns| nth(range, DNS_SERVICE_INDEX) == Some(dns));
+    match (clear.iter().find(holds_dns), clear.first()) {
+        (Some(range), _) => (*range, None),
+        (None, Some(range)) => (*range, nth(range, DNS_SERVICE_INDEX)),
+        (None, None) => (net("10.96.0.0/12"), None),
+    }
+}
+
+/// Whether a Service range would raise none of the range checks.
+fn service_range_is_clear(plan: &Plan, candidate: &Ipv4Net) -> bool {
+    let private = PRIVATE_SPACE.map(net);
+    let mut taken: Vec<Ipv4Net> = plan.host_subnets.iter().flatten().copied().collect();
+    taken.extend(plan.cluster_cidr.clone().ok());
+    taken.extend(SPECIAL_RANGES.iter().map(|(range, _)| net(range)));
+    taken.extend([net(DOCKER_BRIDGE), net(WINDOWS_EXTERNAL_NETWORK)]);
+    private.iter().any(|space| space.contains(candidate))
+        && !taken.iter().any(|range| overlaps(range, candidate))
+        && !plan.nodes.iter().any(|node| {
+            node.address
+                .as_ref()
+                .is_ok_and(|address| candidate.contains(address))
+        })
+}
+
+/// `serviceCidr: RANGE` (and `dnsServiceIp: ADDRESS` when that must move too), for a help.
+fn service_suggestion_text(context: &Context) -> String {
+    match service_suggestion(context) {
+        (range, None) => format!("`serviceCidr: {range}`"),
+        (range, Some(dns)) => format!("`serviceCidr: {range}` with `dnsServiceIp: {dns}`"),
+    }
 }
 
 fn check_service_overlap(context: &Context, found: &mut Vec<Diagnostic>) {
@@ -369,8 +440,8 @@ fn check_service_overlap(context: &Context, found: &mut Vec<Diagnostic>) {
             .label("overlaps the pod network")
             .related(value(CLUSTER), "`clusterCidr` declared here")
             .help(format!(
-                "move the Services to a range outside {cluster}, e.g. `{}`",
-                free_service_range(&cluster)
+                "move the Services to a range outside {cluster}, e.g. {}",
+                service_suggestion_text(context)
             )),
         );
     }
@@ -395,8 +466,6 @@ fn check_service_size(context: &Context, found: &mut Vec<Diagnostic>) {
         None
     };
     if let Some(message) = problem {
-        let fixed_prefix = prefix.clamp(12, 28);
-        let fixed = Ipv4Net::new(service.network(), fixed_prefix).map_or(*service, |n| n.trunc());
         found.push(
             Diagnostic::new(&SERVICE_CIDR_SIZE, value(SERVICE), message)
                 .label(if prefix < 12 {
@@ -404,17 +473,24 @@ fn check_service_size(context: &Context, found: &mut Vec<Diagnostic>) {
                 } else {
                     "too small"
                 })
-                .help(format!("use a prefix length from 12 to 28, e.g. `{fixed}`")),
+                .help(format!(
+                    "use a prefix length from 12 to 28 clear of the other networks, e.g. {}",
+                    service_suggestion_text(context)
+                )),
         );
     }
 }
 
-/// The written DNS address and the Service range, when both parse.
-fn written_dns(context: &Context) -> Option<(Ipv4Addr, Ipv4Net)> {
+/// The written DNS address, when it parses.
+fn written_dns_address(context: &Context) -> Option<Ipv4Addr> {
     context.spec.network.dns_service_ip.as_ref()?;
-    let dns = context.plan.dns_service_ip.clone()?.ok()?;
-    let service = context.plan.service_cidr.clone().ok()?;
-    Some((dns, service))
+    context.plan.dns_service_ip.clone()?.ok()
+}
+
+/// The written DNS address and the Service range, when both parse and the range has a size the
+/// cluster accepts.
+fn written_dns(context: &Context) -> Option<(Ipv4Addr, Ipv4Net)> {
+    Some((written_dns_address(context)?, sized_service(context.plan)?))
 }
 
 fn tenth(service: &Ipv4Net) -> String {
@@ -867,8 +943,8 @@ fn declared_ranges(plan: &Plan) -> Vec<(Ipv4Net, String, String)> {
     if let Ok(cluster) = &plan.cluster_cidr {
         ranges.push((*cluster, CLUSTER.to_string(), "`clusterCidr`".to_string()));
     }
-    if let Ok(service) = &plan.service_cidr {
-        ranges.push((*service, SERVICE.to_string(), "`serviceCidr`".to_string()));
+    if let Some(service) = sized_service(plan) {
+        ranges.push((service, SERVICE.to_string(), "`serviceCidr`".to_string()));
     }
     for (index, subnet) in plan.host_subnets.iter().enumerate() {
         if let Ok(subnet) = subnet {
@@ -954,14 +1030,16 @@ fn windows_external_finding(
     }
 }
 
+/// Private address space (RFC 1918) and shared address space (RFC 6598).
+const PRIVATE_SPACE: [&str; 4] = [
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "100.64.0.0/10",
+];
+
 fn check_public(context: &Context, found: &mut Vec<Diagnostic>) {
-    let private = [
-        "10.0.0.0/8",
-        "172.16.0.0/12",
-        "192.168.0.0/16",
-        "100.64.0.0/10",
-    ]
-    .map(net);
+    let private = PRIVATE_SPACE.map(net);
     let (cluster, service) = networks(context.plan);
     for (range, pointer, field) in [
         (cluster, CLUSTER, "clusterCidr"),

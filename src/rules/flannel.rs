@@ -159,6 +159,23 @@ declare_rules! {
     /// flannel-io/flannel `Documentation/kube-flannel.yml` at each release tag; flannel-io/flannel
     /// releases page.
     FLANNEL_RELEASE_UNKNOWN = ("HG210", "flannel-release-unknown", Warning, Some(check_release_known));
+
+    /// ### What it checks
+    /// That `flannel.version` is not a patch its minor line never had: `v0.26.40`, while the v0.26
+    /// releases are v0.26.0 to v0.26.7. A line whose last known patch is the table's newest (a
+    /// newer patch may have come out since) and pre-releases are HG210's.
+    ///
+    /// ### Why it matters
+    /// The manifest names the image of the written tag, and that tag was never published: every
+    /// flannel pod fails to pull it (`ErrImagePull`) and no node gets a pod network.
+    ///
+    /// ### Fix
+    /// Use the line's nearest release, which the help names (e.g. `v0.26.7`).
+    ///
+    /// ### References
+    /// flannel-io/flannel releases page; flannel-io/flannel `Documentation/kube-flannel.yml` at each
+    /// release tag.
+    FLANNEL_RELEASE_NONEXISTENT = ("HG211", "flannel-release-nonexistent", Error, Some(check_release_exists));
 }
 
 const VNI: &str = "/flannel/vni";
@@ -385,7 +402,10 @@ fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
     let Some(resolved) = &context.plan.flannel.release else {
         return;
     };
-    if resolved.known || context.spec.flannel.version.is_none() {
+    if resolved.known
+        || context.spec.flannel.version.is_none()
+        || flannel_release::never_published(resolved).is_some()
+    {
         return;
     }
     let (oldest, newest) = (flannel_release::oldest(), flannel_release::newest());
@@ -413,6 +433,52 @@ fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
             "check that tag's own `Documentation/kube-flannel.yml` for changes since {}, or use a known release such as `{}`",
             resolved.row.tag(),
             newest.tag()
+        )),
+    );
+}
+
+fn check_release_exists(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(resolved) = &context.plan.flannel.release else {
+        return;
+    };
+    let Some(nearest) = flannel_release::never_published(resolved) else {
+        return;
+    };
+    let version = nearest.version;
+    let releases: Vec<String> = flannel_release::line(version.major, version.minor)
+        .map(FlannelRelease::tag)
+        .collect();
+    let line = match releases.as_slice() {
+        [only] => format!(
+            "the only v{}.{} release is {only}",
+            version.major, version.minor
+        ),
+        [first, last] => format!(
+            "the v{}.{} releases are {first} and {last}",
+            version.major, version.minor
+        ),
+        [first, .., last] => format!(
+            "the v{}.{} releases are {first} to {last}",
+            version.major, version.minor
+        ),
+        [] => return,
+    };
+    found.push(
+        Diagnostic::new(
+            &FLANNEL_RELEASE_NONEXISTENT,
+            value("/flannel/version"),
+            format!(
+                "flannel {} was never released ({line}): its image `{}` does not exist",
+                resolved.tag,
+                resolved.image()
+            ),
+        )
+        .label("no such release")
+        .help(format!(
+            "use `{}`, the nearest v{}.{} release",
+            nearest.tag(),
+            version.major,
+            version.minor
         )),
     );
 }

@@ -125,8 +125,9 @@ declare_rules! {
 
     /// ### What it checks
     /// vxlan: the VNI each node's flanneld announces in its `backend-data` annotation, against the
-    /// planned VNI and each other. Warning: a node whose annotation carries no VNI (flannel before
-    /// the VNI was recorded), so it cannot be compared.
+    /// planned VNI and each other. flanneld on Linux before v0.14.0 records no VNI there (its
+    /// lease held the VTEP MAC only) and runs the VNI of `net-conf.json`, which HG505 compares;
+    /// warning: such nodes when flannel's ConfigMap was not captured, so nothing compares it.
     ///
     /// ### Why it matters
     /// Linux flanneld defaults to VNI 1 while Windows needs 4096: nodes on different VNIs drop each
@@ -781,6 +782,7 @@ fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
     let mut by_vni: BTreeMap<u64, Vec<String>> = BTreeMap::new();
     // Where the first node on each VNI announced it, to quote.
     let mut first_source: BTreeMap<u64, &str> = BTreeMap::new();
+    let mut silent: Vec<(&NodePlan, &Live<String>)> = Vec::new();
     for (_, planned, live) in matched(context) {
         let Some(data) = live.flannel.get("backend-data") else {
             continue;
@@ -790,25 +792,39 @@ fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
             .and_then(|value| value.get("VNI").and_then(Value::as_u64));
         match vni {
             Some(vni) => {
-                by_vni.entry(vni).or_default().push(format!("`{}`", planned.name));
+                by_vni
+                    .entry(vni)
+                    .or_default()
+                    .push(format!("`{}`", planned.name));
                 first_source.entry(vni).or_insert(&data.source);
             }
-            None => found.push(
-                Diagnostic::new(
-                    &LIVE_VNI_MISMATCH,
-                    value("/flannel/vni"),
-                    format!(
-                        "node `{}` announces no VNI ({} is `{}`): flannel before the VNI was recorded, so it cannot be compared",
-                        planned.name,
-                        data.source,
-                        data.value,
-                    ),
-                )
-                .label("planned VNI")
-                .help("upgrade flannel on that node to the planned release")
-                .warning(),
-            ),
+            None => silent.push((planned, data)),
         }
+    }
+    // flanneld before v0.14.0 (flannel-io/flannel#1215) records no VNI in its lease's
+    // `backend-data` (`vxlanLeaseAttrs` held the VTEP MAC only): such a node runs the VNI of
+    // `net-conf.json`, which HG505 compares when flannel's ConfigMap was captured.
+    if let (Some((planned, data)), None) = (silent.first(), &context.cluster.net_conf) {
+        let others = match silent.len() {
+            1 => String::new(),
+            more => format!(" (and {} more nodes)", more - 1),
+        };
+        found.push(
+            Diagnostic::new(
+                &LIVE_VNI_MISMATCH,
+                value("/flannel/vni"),
+                format!(
+                    "node `{}`{others} announces no VNI ({} is `{}`): flanneld before v0.14.0 records none, and runs the VNI of flannel's `net-conf.json`, which was not captured",
+                    planned.name, data.source, data.value,
+                ),
+            )
+            .label("planned VNI")
+            .help(format!(
+                "capture flannel's ConfigMap with `kubectl -n {} get configmap kube-flannel-cfg -o json > kube-flannel-cfg.json` so that its VNI is compared",
+                context.plan.flannel.namespace()
+            ))
+            .warning(),
+        );
     }
     let planned = u64::from(flannel.vni);
     let other: Vec<String> = by_vni
@@ -1274,6 +1290,47 @@ fn misplacement(context: &LiveContext, daemonset: &LiveDaemonSet, other: Os) -> 
     })
 }
 
+/// How to make a node use its planned address. Windows nodes: the rendered files set it. Linux
+/// nodes: hybridgen's Linux flannel manifest is the release's own, with no `--iface`, so flanneld
+/// takes the default route's interface (a NAT adapter on Vagrant/VirtualBox). One argument in the
+/// DaemonSet must pick the planned network on every node: `--iface-can-reach` another planned
+/// node (from flannel v0.18.0, flannel-io/flannel#1545), before that `--iface-regex` on the
+/// addresses (flannel-io/flannel `Documentation/configuration.md`). The kubelet needs `--node-ip`.
+fn address_fix(plan: &Plan, node: &NodePlan, flanneld: bool) -> String {
+    let Ok(address) = &node.address else {
+        return "correct the node's `address`".into();
+    };
+    match (node.os, flanneld) {
+        (Os::Windows, true) => format!(
+            "start flanneld with `--iface={address}` (the rendered Windows DaemonSet does), or correct `address`"
+        ),
+        (Os::Windows, false) => format!(
+            "start the kubelet with `--node-ip={address}` (the rendered join files do), or correct `address`"
+        ),
+        (Os::Linux, true) => {
+            let peer = plan
+                .nodes
+                .iter()
+                .filter(|other| other.name != node.name)
+                .find_map(|other| other.address.as_ref().ok());
+            let can_reach = matches!(&plan.flannel.version, Ok(version) if version.at_least(0, 18));
+            let flag = match peer.filter(|_| can_reach) {
+                Some(peer) => format!("--iface-can-reach={peer}"),
+                None => {
+                    let [a, b, c, _] = address.octets();
+                    format!("--iface-regex=^{a}\\.{b}\\.{c}\\.")
+                }
+            };
+            format!(
+                "add `{flag}` to flanneld's arguments in the Linux flannel DaemonSet (`kube-flannel.yml`), or correct `address`"
+            )
+        }
+        (Os::Linux, false) => format!(
+            "start the kubelet on that node with `--node-ip={address}` (kubeadm: `nodeRegistration.kubeletExtraArgs`), or correct `address`"
+        ),
+    }
+}
+
 fn check_addresses(context: &LiveContext, found: &mut Vec<Diagnostic>) {
     for (index, planned, live) in matched(context) {
         let Ok(address) = &planned.address else {
@@ -1295,17 +1352,15 @@ fn check_addresses(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                     value(node_pointer(index, "address")),
                     format!(
                         "{who} `{}` for node `{}` ({}), not its planned address {address}",
-                        seen.value,
-                        planned.name,
-                        seen.source,
+                        seen.value, planned.name, seen.source,
                     ),
                 )
                 .label("planned address")
-                .help(if who.starts_with("flanneld") {
-                    format!("start flanneld with `--iface={address}` (the rendered Windows DaemonSet does), or correct `address`")
-                } else {
-                    format!("start the kubelet with `--node-ip={address}` (the rendered join files do), or correct `address`")
-                }),
+                .help(address_fix(
+                    context.plan,
+                    planned,
+                    who.starts_with("flanneld"),
+                )),
             );
         }
     }

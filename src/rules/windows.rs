@@ -114,7 +114,10 @@ declare_rules! {
     /// The build decides the images, the hotfix check and the supported Kubernetes versions.
     ///
     /// ### Fix
-    /// Add `windows: {build: "10.0.17763.379", runtime: dockerd}` or the node's `windowsBuild`.
+    /// Add `windows: {build: "10.0.17763.379", runtime: dockerd}` before Kubernetes 1.24 (the
+    /// KubeCluster.ps1 setup), `windows: {build: "10.0.20348.2700", hostProcess: {registry:
+    /// registry.example.com/k8s}}` from 1.24 (containerd, HostProcess images from your registry);
+    /// or the node's `windowsBuild`.
     ///
     /// ### References
     /// The spec format in the README.
@@ -342,6 +345,28 @@ fn check_roles(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
+/// A Windows build the plan's node setup supports: Windows Server 2019 with the overlay hotfix
+/// (KB4489899, revision 379) under KubeCluster.ps1, Windows Server 2022 on the HostProcess path.
+fn starter_build(plan: &Plan) -> &'static str {
+    match plan.windows_setup {
+        Some(WindowsSetup::HostProcess) => "10.0.20348.2700",
+        _ => "10.0.17763.379",
+    }
+}
+
+/// The smallest `windows` section that plans clean for the plan's node setup: KubeCluster.ps1
+/// needs dockerd; on the HostProcess path (Kubernetes 1.24 and later) the runtime is containerd
+/// by default, dockerd is gone (HG310), and the two HostProcess images need a registry (HG312).
+fn starter_settings(plan: &Plan) -> String {
+    let build = starter_build(plan);
+    match plan.windows_setup {
+        Some(WindowsSetup::HostProcess) => {
+            format!("{{build: \"{build}\", hostProcess: {{registry: registry.example.com/k8s}}}}")
+        }
+        _ => format!("{{build: \"{build}\", runtime: dockerd}}"),
+    }
+}
+
 fn check_settings(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
     let windows_nodes = plan
@@ -361,7 +386,7 @@ fn check_settings(context: &Context, found: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .label("Windows node")
-                .help("add `windows: {build: \"10.0.17763.379\", runtime: dockerd}`"),
+                .help(format!("add `windows: {}`", starter_settings(plan))),
             );
         }
         return;
@@ -379,7 +404,7 @@ fn check_settings(context: &Context, found: &mut Vec<Diagnostic>) {
                     format!("Windows node `{}` has no build: neither `windowsBuild` nor `windows.build` is set", node.name),
                 )
                 .label("no Windows build")
-                .help("set `windows.build` (e.g. `\"10.0.17763.379\"`) or the node's `windowsBuild`"),
+                .help(format!("set `windows.build` (e.g. `\"{}\"`) or the node's `windowsBuild`", starter_build(plan))),
             );
         }
     }

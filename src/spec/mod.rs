@@ -219,11 +219,12 @@ pub struct Network {
     #[schemars(extend("default" = 24))]
     #[schemars(example = 24)]
     pub node_cidr_mask_size: Option<u8>,
-    /// The most pods a node runs (kubelet `maxPods`).
+    /// The most pods a node runs (kubelet `maxPods`), at least 1: with 0 not even flannel's and
+    /// kube-proxy's DaemonSet pods start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = 110))]
     #[schemars(example = 110)]
-    pub max_pods_per_node: Option<u32>,
+    pub max_pods_per_node: Option<std::num::NonZeroU32>,
     /// The underlay networks the nodes live in (VPC subnets, VLANs), as IPv4 CIDRs. Used for overlap
     /// checks and host-gw adjacency.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -409,11 +409,21 @@ fn parse(source: &SourceFile) -> Result<(Value, Option<load::SpanIndex>), Deferr
         return prune::parse(text)
             .map(|value| (value, None))
             .map_err(|error| {
-                let at = byte_offset(text, error.line(), error.column()) + start;
-                let message = if error.is_eof() {
-                    format!("the JSON ends too early ({error}): the capture is truncated")
+                // The report gives the place; serde's own "at line L column C" would repeat it.
+                let position = format!(" at line {} column {}", error.line(), error.column());
+                let said = error.to_string();
+                let said = said.strip_suffix(&position).unwrap_or(&said).to_string();
+                let (at, message) = if error.is_eof() {
+                    // The end of the text, not the empty line after its final newline.
+                    (
+                        text.trim_end().len() + start,
+                        format!("the JSON ends too early ({said}): the capture is truncated"),
+                    )
                 } else {
-                    format!("the file is not JSON: {error}")
+                    (
+                        byte_offset(text, error.line(), error.column()) + start,
+                        format!("the file is not JSON: {said}"),
+                    )
                 };
                 let hint = guess_resource(text);
                 Box::new(move |captures: &[Capture]| {
@@ -705,7 +715,13 @@ fn object(
         return None;
     };
     if !KINDS.contains(&kind.as_str()) {
-        return Some((kind, pointer));
+        // Its `kind:` line, not the whole object: a Deployment is a hundred lines or more.
+        let at = if value.get("kind").is_some() {
+            format!("{pointer}/kind")
+        } else {
+            pointer
+        };
+        return Some((kind, at));
     }
     let namespace = metadata
         .and_then(|metadata| metadata.get("namespace"))

@@ -124,7 +124,7 @@ pub fn script(spec_name: &str, plan: &Plan) -> String {
     let shown = escape::inline(spec_name);
     let spec_name = shell_word(spec_name);
     let mut text = format!(
-        "# What `hybridgen verify` compares with the plan of {shown}: read-only `kubectl get`s,\n# no Secret, saved as JSON. Optional objects a cluster may lack leave an empty file.\nmkdir -p {dir}\n"
+        "#!/bin/sh\n# What `hybridgen verify` compares with the plan of {shown}: read-only `kubectl get`s,\n# no Secret, saved as JSON. Optional objects a cluster may lack leave an empty file.\nmkdir -p {dir}\n"
     );
     for capture in captures(plan) {
         text.push_str(&capture.saved_to(dir));
@@ -281,10 +281,16 @@ fn run_one(kubectl: &Path, capture: &Capture, limits: Limits) -> Result<Vec<u8>,
         .wait()
         .map_err(|error| format!("`{shown}`: {error}"))?;
     if !status.success() {
-        return Err(format!(
-            "`{shown}` failed ({status}): {}",
-            quoted_stderr(&stderr.unwrap_or_default())
-        ));
+        let said = quoted_stderr(&stderr.unwrap_or_default());
+        let status = match status.code() {
+            Some(code) => format!("exit status {code}"),
+            None => "killed by a signal".to_string(),
+        };
+        return Err(if said.is_empty() {
+            format!("`{shown}` failed ({status}) and printed nothing on standard error")
+        } else {
+            format!("`{shown}` failed ({status}): {said}")
+        });
     }
     Ok(stdout.unwrap_or_default())
 }

@@ -10,7 +10,7 @@ mod prune;
 
 use crate::diagnostic::{Diagnostic, key};
 use crate::escape;
-use crate::live::{self, LiveCluster, Matching, match_nodes};
+use crate::live::{self, Live, LiveCluster, Matching, match_nodes};
 use crate::plan::Plan;
 use crate::rules;
 use crate::spec::Spec;
@@ -69,10 +69,12 @@ fn no_nodes_captured(plan: &Plan) -> Diagnostic {
     Diagnostic::new(
         &rules::live::CAPTURE_UNREADABLE,
         key("/nodes"),
-        format!(
-            "no capture holds a Node, so none of the {} planned nodes can be compared",
-            plan.nodes.len()
-        ),
+        match plan.nodes.len() {
+            1 => "no capture holds a Node, so the planned node cannot be compared".to_string(),
+            planned => {
+                format!("no capture holds a Node, so none of the {planned} planned nodes can be compared")
+            }
+        },
     )
     .label("planned nodes")
     .help("capture them with `kubectl get nodes -o json > nodes.json`")
@@ -140,49 +142,46 @@ pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
             "kubectl get pods -A -o json > pods.json",
         ));
     }
-    let found = matching.live_of.iter().flatten().count();
-    let mut compared = vec![format!(
-        "{found} of {} planned nodes found among the cluster's {}",
-        plan.nodes.len(),
-        cluster.nodes.len()
-    )];
-    // Present and read: compared. Present but unreadable: a finding says so, and the header
-    // does not claim it was compared.
+    let mut compared = Vec::new();
+    let mut not_compared = Vec::new();
+    if !cluster.nodes.is_empty() {
+        compared.push(nodes_found(plan, observed));
+    }
     let configurations = [
+        (configuration(&cluster.net_conf), "flannel's net-conf.json"),
         (
-            cluster.net_conf.as_ref().map(Result::is_ok),
-            "flannel's net-conf.json",
-        ),
-        (
-            cluster.cluster_configuration.as_ref().map(Result::is_ok),
+            configuration(&cluster.cluster_configuration),
             "kubeadm's ClusterConfiguration",
         ),
         (
-            cluster.kube_proxy.as_ref().map(Result::is_ok),
+            configuration(&cluster.kube_proxy),
             "kube-proxy's configuration",
         ),
         (
-            cluster.kubelet.as_ref().map(Result::is_ok),
+            configuration(&cluster.kubelet),
             "the kubelet's configuration",
         ),
         (
-            cluster.server_args.as_ref().map(|_| true),
+            cluster.server_args.as_ref().map(|_| Ok(())),
             "the server's node-args",
         ),
         (
-            (!cluster.helm_charts.is_empty()).then_some(true),
+            (!cluster.helm_charts.is_empty()).then_some(Ok(())),
             "RKE2's HelmCharts",
         ),
         (
-            cluster.rke2_flannel_values.as_ref().map(Result::is_ok),
+            configuration(&cluster.rke2_flannel_values),
             "the rke2-flannel HelmChartConfig",
         ),
     ];
-    let mut unreadable_configurations = Vec::new();
-    for (found, what) in configurations {
-        match found {
-            Some(true) => compared.push(what.to_string()),
-            Some(false) => unreadable_configurations.push(what),
+    // Present and read: compared. Absent: in the cluster's notes. Captured but unreadable: not
+    // compared, and its finding says why.
+    for (read, what) in configurations {
+        match read {
+            Some(Ok(())) => compared.push(what.to_string()),
+            Some(Err(problem)) => {
+                not_compared.push(format!("{what}: {} ({})", problem.value, problem.source));
+            }
             None => {}
         }
     }
@@ -192,15 +191,14 @@ pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
     if !cluster.pods.is_empty() {
         compared.push(format!("{} pods on the pod network", cluster.pods.len()));
     }
-    let mut not_compared = cluster.notes.clone();
-    for what in unreadable_configurations {
-        not_compared.push(format!("{what} could not be read (see its finding)"));
-    }
+    not_compared.extend(cluster.notes.iter().cloned());
     if !cluster.unreadable.is_empty() {
-        not_compared.push(format!(
-            "{} captured values of the wrong type or shape (HG509 in their captures)",
-            cluster.unreadable.len()
-        ));
+        let count = cluster.unreadable.len();
+        not_compared.push(if count == 1 {
+            "1 captured value of the wrong type or shape (HG509 in its capture)".to_string()
+        } else {
+            format!("{count} captured values of the wrong type or shape (HG509 in their captures)")
+        });
     }
     Comparison {
         diagnostics,
@@ -209,15 +207,47 @@ pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
     }
 }
 
+/// How many planned nodes the captured ones hold: among the cluster's nodes when they were
+/// captured as the node list, else among the single Node objects captured.
+fn nodes_found(plan: &Plan, observed: &Observed) -> String {
+    let found = observed.matching.live_of.iter().flatten().count();
+    let planned = plan.nodes.len();
+    let live = observed.cluster.nodes.len();
+    let planned_nodes = if planned == 1 {
+        "planned node"
+    } else {
+        "planned nodes"
+    };
+    if observed.cluster.all_nodes {
+        format!("{found} of {planned} {planned_nodes} found among the cluster's {live}")
+    } else {
+        let objects = if live == 1 {
+            "Node object"
+        } else {
+            "Node objects"
+        };
+        format!("{found} of {planned} {planned_nodes} found among {live} captured {objects}")
+    }
+}
+
+/// Whether a ConfigMap's configuration was read, or why it could not be.
+fn configuration<T>(read: &Option<Result<T, Live<String>>>) -> Option<Result<(), &Live<String>>> {
+    read.as_ref().map(|read| read.as_ref().map(|_| ()))
+}
+
 impl Comparison {
     /// For the human report: what was read and compared, and what was not.
     pub fn coverage_text(&self, spec: &str, captured: &capture::Captured) -> String {
         let counted = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let compared = if self.compared.is_empty() {
+            "nothing".to_string()
+        } else {
+            self.compared.join("; ")
+        };
         let mut text = format!(
-            "verify {spec}: {} from {}\n  compared: {}\n",
+            "verify {spec}: {} from {}\n  compared: {compared}\n",
             counted(captured.objects.len(), "object"),
             counted(captured.files.len(), "capture"),
-            self.compared.join("; ")
         );
         for note in &self.not_compared {
             text.push_str(&format!("  not compared: {note}\n"));
