@@ -308,7 +308,10 @@ fn describe(
                 .label(format!("`{property}` is missing here"))
                 .help(format!(
                     "add `{property}`{}",
-                    example_hint(schema, pointer, property)
+                    match free_node_address(&document.value, pointer, property) {
+                        Some(address) => format!(", e.g. `address: {address}`"),
+                        None => example_hint(schema, pointer, property),
+                    }
                 )),
             ]
         }
@@ -617,6 +620,56 @@ fn example_hint(schema: &Value, pointer: &str, property: &str) -> String {
             other => format!(", e.g. `{property}: {other}`"),
         })
         .unwrap_or_default()
+}
+
+/// For a node without `address`: the first address after the other nodes' that no node holds and
+/// that is a host of a written `hostSubnets` range (or of the other nodes' /24), so that the help,
+/// applied as written, never gives two nodes one address (HG008).
+fn free_node_address(root: &Value, pointer: &str, property: &str) -> Option<std::net::Ipv4Addr> {
+    let is_node = pointer
+        .strip_prefix("/nodes/")
+        .is_some_and(|index| index.bytes().all(|b| b.is_ascii_digit()));
+    if property != "address" || !is_node {
+        return None;
+    }
+    let used: Vec<std::net::Ipv4Addr> = root
+        .get("nodes")?
+        .as_array()?
+        .iter()
+        .filter_map(|node| node.get("address")?.as_str()?.parse().ok())
+        .collect();
+    let highest = *used.iter().max()?;
+    let written: Vec<ipnet::Ipv4Net> = root
+        .pointer("/network/hostSubnets")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|subnet| subnet.as_str()?.parse().ok())
+        .collect();
+    let ranges = if written.is_empty() {
+        vec![ipnet::Ipv4Net::new(highest, 24).ok()?.trunc()]
+    } else {
+        written
+    };
+    let is_host = |address: &std::net::Ipv4Addr| {
+        ranges.iter().any(|range| {
+            range.contains(address)
+                && (range.prefix_len() >= 31
+                    || (*address != range.network() && *address != range.broadcast()))
+        })
+    };
+    (u32::from(highest)..u32::MAX)
+        .skip(1)
+        .take(1 << 16)
+        .map(std::net::Ipv4Addr::from)
+        .find(|address| !used.contains(address) && is_host(address))
+        .or_else(|| {
+            ranges
+                .iter()
+                .flat_map(ipnet::Ipv4Net::hosts)
+                .take(1 << 16)
+                .find(|address| !used.contains(address))
+        })
 }
 
 /// The property names the schema allows at an object location.

@@ -9,6 +9,7 @@ use std::process::Command;
 const CURRENT: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
 const KUBECLUSTER: &str = "examples/kubeadm-vxlan-windows.yaml";
 const RANCHER_AZURE: &str = "examples/rancher-2.14-terraform-azure.yaml";
+const RKE2: &str = "examples/rke2-1.31-flannel-windows.yaml";
 
 /// The mistake.
 enum Edit {
@@ -72,6 +73,28 @@ const MISTAKES: &[Mistake] = &[
         },
         code: "HG009",
         line_with: "\"1.30\"",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "an RKE2 release without its patch",
+        spec: RKE2,
+        edit: Edit::Replace {
+            correct: "\"v1.31.4+rke2r1\"",
+            mistaken: "\"1.31\"",
+        },
+        code: "HG009",
+        line_with: "\"1.31\"",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "an RKE2 release with k3s's suffix",
+        spec: RKE2,
+        edit: Edit::Replace {
+            correct: "\"v1.31.4+rke2r1\"",
+            mistaken: "\"v1.31.4+k3s1\"",
+        },
+        code: "HG601",
+        line_with: "\"v1.31.4+k3s1\"",
         apply: Apply::Value,
     },
     Mistake {
@@ -543,4 +566,29 @@ fn each_first_hour_mistake_gives_one_finding_whose_help_plans_clean() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A node added to the starter by copying another, its address left out: the help's address is
+/// one no node holds, so the spec plans clean with it (the schema's example, 192.168.10.30, is
+/// the starter's Windows worker).
+#[test]
+fn the_address_a_new_node_is_offered_is_free() {
+    let starter = std::fs::read_to_string(root().join("templates/starter.yaml")).unwrap();
+    let added = format!(
+        "{}\n  - name: win-worker-1\n    os: windows\n    roles: [worker]\n",
+        starter.trim_end()
+    );
+    let found = findings("new-node.yaml", &added);
+    let [finding] = found.as_slice() else {
+        panic!("one finding expected: {found:?}")
+    };
+    assert_eq!(finding.code, "HG002", "{finding:?}");
+    let snippet = *snippets(&finding.help).last().unwrap();
+    let address = snippet.strip_prefix("address: ").unwrap();
+    assert!(
+        !starter.contains(&format!("address: {address}\n")),
+        "{address} is taken"
+    );
+    let fixed = format!("{added}    address: {address}\n");
+    assert_eq!(findings("new-node-fixed.yaml", &fixed), []);
 }

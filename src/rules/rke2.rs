@@ -195,6 +195,8 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
     };
     let written = &context.spec.kubernetes.version;
     match &rke2.release {
+        // Not a version at all: HG009 names that mistake once.
+        Err(_) if context.plan.kubernetes_version.is_err() => {}
         Err(error) => found.push(
             Diagnostic::new(
                 &RKE2_RELEASE_UNSUPPORTED,
