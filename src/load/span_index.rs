@@ -19,15 +19,19 @@ pub struct SpanIndex {
     recent: Vec<u32>,
 }
 
+/// 24 bytes, not the 32 of an `Option` key and a separate kind: at 65,536 nodes a spec has about
+/// 600,000 values, and the index lives as long as the findings need places.
 #[derive(Debug)]
 struct SpanNode {
-    /// The span of the member's key, when this is a mapping member.
-    key: Option<Span>,
+    /// The span of the member's key; [`NO_SPAN`] when this is not a mapping member.
+    key: Span,
     value: Span,
-    kind: Kind,
     first_edge: u32,
-    edge_count: u32,
+    /// The number of children below [`KIND_SHIFT`], the [`Kind`] above it.
+    kind_and_edge_count: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<SpanNode>() == 24);
 
 /// A byte span; files are at most `MAX_SPEC_BYTES`, so 32 bits hold any offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +49,18 @@ pub(super) enum Kind {
 
 const NO_KEY: u32 = u32::MAX;
 
+/// The key span of a value that is not a mapping member: files are far smaller than 4 GiB, so
+/// no key starts at `u32::MAX`.
+const NO_SPAN: Span = Span {
+    start: u32::MAX,
+    end: u32::MAX,
+};
+
+/// Where a record's kind starts in `kind_and_edge_count`: a collection has fewer than 2^30
+/// children, since a file holds at most 64,000,000 values (`Limits::values`).
+const KIND_SHIFT: u32 = 30;
+const EDGE_COUNT_MASK: u32 = (1 << KIND_SHIFT) - 1;
+
 /// Slots of the recent-key cache; the keys of a spec or a Kubernetes object spread over them.
 const RECENT_SLOTS: usize = 64;
 
@@ -59,6 +75,45 @@ impl Span {
 
     fn range(self) -> Range<usize> {
         self.start as usize..self.end as usize
+    }
+}
+
+impl Kind {
+    fn bits(self) -> u32 {
+        match self {
+            Kind::Scalar => 0,
+            Kind::Sequence => 1,
+            Kind::Mapping => 2,
+        }
+    }
+
+    fn from_bits(bits: u32) -> Self {
+        match bits {
+            1 => Kind::Sequence,
+            2 => Kind::Mapping,
+            _ => Kind::Scalar,
+        }
+    }
+}
+
+impl SpanNode {
+    fn key(&self) -> Option<Span> {
+        (self.key != NO_SPAN).then_some(self.key)
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::from_bits(self.kind_and_edge_count >> KIND_SHIFT)
+    }
+
+    fn edge_count(&self) -> u32 {
+        self.kind_and_edge_count & EDGE_COUNT_MASK
+    }
+
+    fn set_edges(&mut self, first_edge: u32, count: usize) {
+        let count =
+            u32::try_from(count).map_or(EDGE_COUNT_MASK, |count| count.min(EDGE_COUNT_MASK));
+        self.first_edge = first_edge;
+        self.kind_and_edge_count = (self.kind().bits() << KIND_SHIFT) | count;
     }
 }
 
@@ -82,7 +137,7 @@ impl SpanIndex {
     /// The span of the key of the member at `pointer`, if that exact path is a mapping member.
     pub fn key_span(&self, pointer: &str) -> Option<Range<usize>> {
         self.find(pointer)
-            .and_then(|node| self.nodes[node].key)
+            .and_then(|node| self.nodes[node].key())
             .map(Span::range)
     }
 
@@ -114,7 +169,7 @@ impl SpanIndex {
             let token = unescape(token);
             let record = &self.nodes[node];
             let edges = self.edges_of(record);
-            node = match record.kind {
+            node = match record.kind() {
                 Kind::Scalar => return None,
                 Kind::Sequence => edges.get(token.parse::<usize>().ok()?)?.1 as usize,
                 Kind::Mapping => {
@@ -130,7 +185,7 @@ impl SpanIndex {
 
     fn edges_of(&self, node: &SpanNode) -> &[(u32, u32)] {
         let start = node.first_edge as usize;
-        &self.edges[start..start + node.edge_count as usize]
+        &self.edges[start..start + node.edge_count() as usize]
     }
 
     /// The text of an interned key.
@@ -177,26 +232,24 @@ impl SpanIndex {
     /// Adds a value with the span of its key, if it is a mapping member.
     pub(super) fn push(&mut self, key: Option<Range<usize>>, value: Range<usize>, kind: Kind) {
         self.nodes.push(SpanNode {
-            key: key.as_ref().map(Span::of),
+            key: key.as_ref().map_or(NO_SPAN, Span::of),
             value: Span::of(&value),
-            kind,
             first_edge: 0,
-            edge_count: 0,
+            kind_and_edge_count: kind.bits() << KIND_SHIFT,
         });
     }
 
     /// Sets a collection's final span and its children: `(key id, node)` pairs, or `(NO_KEY, node)`
     /// for a list. Mapping members are sorted by key text, so that lookups are binary searches.
     pub(super) fn close(&mut self, node: u32, value: Range<usize>, children: &mut [(u32, u32)]) {
-        if self.nodes[node as usize].kind == Kind::Mapping {
+        if self.nodes[node as usize].kind() == Kind::Mapping {
             children.sort_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
         }
         let first_edge = u32::try_from(self.edges.len()).unwrap_or(u32::MAX);
         self.edges.extend_from_slice(children);
         let record = &mut self.nodes[node as usize];
         record.value = Span::of(&value);
-        record.first_edge = first_edge;
-        record.edge_count = u32::try_from(children.len()).unwrap_or(u32::MAX);
+        record.set_edges(first_edge, children.len());
     }
 
     /// Takes in the index of a later part of the same file (whose spans are already file
@@ -220,7 +273,7 @@ impl SpanIndex {
         };
         self.edges.extend(later.edges.iter().copied().map(moved));
         let adopted = later_root.first_edge as usize
-            ..(later_root.first_edge + later_root.edge_count) as usize;
+            ..(later_root.first_edge + later_root.edge_count()) as usize;
         let end = later_root.value.end;
         self.nodes.extend(later.nodes.into_iter().map(|mut node| {
             node.first_edge += edge_offset;
@@ -228,11 +281,11 @@ impl SpanIndex {
         }));
         // The parent's children, then the adopted ones, moved together to the end of the list.
         let record = &self.nodes[parent as usize];
-        let own = record.first_edge as usize..(record.first_edge + record.edge_count) as usize;
+        let own = record.first_edge as usize..(record.first_edge + record.edge_count()) as usize;
         let mut children: Vec<(u32, u32)> = self.edges[own].to_vec();
         let adopted = adopted.start + edge_offset as usize..adopted.end + edge_offset as usize;
         children.extend_from_slice(&self.edges[adopted]);
-        if record.kind == Kind::Mapping {
+        if record.kind() == Kind::Mapping {
             children.sort_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
             if children.windows(2).any(|pair| pair[0].0 == pair[1].0) {
                 return false;
@@ -241,8 +294,7 @@ impl SpanIndex {
         let first_edge = u32::try_from(self.edges.len()).unwrap_or(u32::MAX);
         self.edges.extend_from_slice(&children);
         let record = &mut self.nodes[parent as usize];
-        record.first_edge = first_edge;
-        record.edge_count = u32::try_from(children.len()).unwrap_or(u32::MAX);
+        record.set_edges(first_edge, children.len());
         record.value.end = record.value.end.max(end);
         true
     }
@@ -260,7 +312,7 @@ impl SpanIndex {
     pub(super) fn child_count(&self, node: u32) -> usize {
         self.nodes
             .get(node as usize)
-            .map_or(0, |record| record.edge_count as usize)
+            .map_or(0, |record| record.edge_count() as usize)
     }
 
     /// The end of a node's span.
@@ -273,13 +325,13 @@ impl SpanIndex {
     /// The later (in document order) of the first two members of a closed mapping with equal keys.
     pub(super) fn first_duplicate(&self, node: u32) -> Option<(&str, Range<usize>)> {
         let record = &self.nodes[node as usize];
-        if record.kind != Kind::Mapping {
+        if record.kind() != Kind::Mapping {
             return None;
         }
         let edges = self.edges_of(record);
         let at = edges.windows(2).position(|pair| pair[0].0 == pair[1].0)?;
         let later = edges[at].1.max(edges[at + 1].1);
-        let key = self.nodes[later as usize].key.map_or(0..0, Span::range);
+        let key = self.nodes[later as usize].key().map_or(0..0, Span::range);
         Some((self.key_text(edges[at].0), key))
     }
 }

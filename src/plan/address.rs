@@ -3,19 +3,34 @@
 use ipnet::Ipv4Net;
 use std::net::Ipv4Addr;
 
-/// Why a written address is not acceptable, with the fix.
+/// Why a written value is not acceptable, with the fix. Boxed: the plan holds a [`Parsed`] slot
+/// for each node's address and pinned subnet, nearly always `Ok`, and a slot is 16 bytes with
+/// the box where it was 48 without (4 MB at 65,536 nodes).
+///
+/// [`Parsed`]: super::Parsed
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputError {
+pub struct InputError(Box<Problem>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
     pub problem: String,
     pub help: String,
 }
 
 impl InputError {
-    fn new(problem: impl Into<String>, help: impl Into<String>) -> Self {
-        Self {
+    pub(crate) fn new(problem: impl Into<String>, help: impl Into<String>) -> Self {
+        Self(Box::new(Problem {
             problem: problem.into(),
             help: help.into(),
-        }
+        }))
+    }
+}
+
+impl std::ops::Deref for InputError {
+    type Target = Problem;
+
+    fn deref(&self) -> &Problem {
+        &self.0
     }
 }
 
@@ -140,7 +155,7 @@ mod tests {
     use super::*;
 
     fn problem(text: &str) -> String {
-        parse_cidr(text).unwrap_err().problem
+        parse_cidr(text).unwrap_err().problem.clone()
     }
 
     #[test]

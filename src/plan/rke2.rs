@@ -113,11 +113,13 @@ pub fn plan(spec: &Spec, kubernetes: Option<&Release>) -> Rke2Plan {
             url: rancher.url.trim_end_matches('/').to_string(),
             version: {
                 let text = rancher.version.as_deref().unwrap_or(DEFAULT_RANCHER_VERSION);
-                Release::parse(text).ok_or_else(|| InputError {
-                    problem: format!("`{text}` is not a Rancher version"),
-                    help: format!(
-                        "write it as `MAJOR.MINOR.PATCH` in quotes, e.g. `\"{DEFAULT_RANCHER_VERSION}\"`"
-                    ),
+                Release::parse(text).ok_or_else(|| {
+                    InputError::new(
+                        format!("`{text}` is not a Rancher version"),
+                        format!(
+                            "write it as `MAJOR.MINOR.PATCH` in quotes, e.g. `\"{DEFAULT_RANCHER_VERSION}\"`"
+                        ),
+                    )
                 })
             },
         }),
@@ -126,9 +128,11 @@ pub fn plan(spec: &Spec, kubernetes: Option<&Release>) -> Rke2Plan {
 
 /// The RKE2 release of `kubernetes.version`: its suffix, when written, must be `+rke2r<N>`.
 fn release(written: &str, kubernetes: Option<&Release>) -> Parsed<Resolved> {
-    let kubernetes = kubernetes.ok_or_else(|| InputError {
-        problem: format!("`{written}` is not an RKE2 release"),
-        help: "write it as `MAJOR.MINOR.PATCH`, e.g. `\"1.31.4\"` or `\"v1.31.4+rke2r1\"`".into(),
+    let kubernetes = kubernetes.ok_or_else(|| {
+        InputError::new(
+            format!("`{written}` is not an RKE2 release"),
+            "write it as `MAJOR.MINOR.PATCH`, e.g. `\"1.31.4\"` or `\"v1.31.4+rke2r1\"`",
+        )
     })?;
     let suffix = written
         .trim_start_matches('v')
@@ -140,13 +144,15 @@ fn release(written: &str, kubernetes: Option<&Release>) -> Parsed<Resolved> {
             .strip_prefix("+rke2r")
             .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|digits| digits.parse::<u32>().ok())
-            .ok_or_else(|| InputError {
-                problem: format!(
-                    "`{written}` is not an RKE2 release: its suffix `{suffix}` is not `+rke2r<N>`"
-                ),
-                help: format!(
-                    "write `\"v{kubernetes}+rke2r1\"`, or `\"{kubernetes}\"` for its first revision"
-                ),
+            .ok_or_else(|| {
+                InputError::new(
+                    format!(
+                        "`{written}` is not an RKE2 release: its suffix `{suffix}` is not `+rke2r<N>`"
+                    ),
+                    format!(
+                        "write `\"v{kubernetes}+rke2r1\"`, or `\"{kubernetes}\"` for its first revision"
+                    ),
+                )
             })?,
     };
     Ok(releases::rke2::resolve(*kubernetes, revision))
@@ -235,7 +241,7 @@ flannel: {{backend: vxlan}}
             Some("v1.27.16+rke2r2")
         );
         for wrong in ["1.31.4+k3s1", "1.31.4-rc1", "1.31.4+rke2r"] {
-            let problem = planned(wrong, "").release.unwrap_err().problem;
+            let problem = planned(wrong, "").release.unwrap_err().problem.clone();
             assert!(problem.contains("is not `+rke2r<N>`"), "{wrong}: {problem}");
         }
     }

@@ -2,7 +2,7 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
-use crate::plan::{InputError, Parsed};
+use crate::plan::{Parsed, Problem};
 use crate::spec::Secret;
 use std::collections::HashMap;
 
@@ -191,7 +191,8 @@ fn report_invalid<T>(
     place: impl FnOnce() -> (String, String),
     found: &mut Vec<Diagnostic>,
 ) {
-    if let Err(InputError { problem, help }) = parsed {
+    if let Err(error) = parsed {
+        let Problem { problem, help } = &**error;
         let (pointer, what) = place();
         found.push(
             Diagnostic::new(
@@ -564,7 +565,8 @@ fn check_duplicate_nodes(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn report_version<T>(parsed: &Parsed<T>, pointer: String, found: &mut Vec<Diagnostic>) {
-    if let Err(InputError { problem, help }) = parsed {
+    if let Err(error) = parsed {
+        let Problem { problem, help } = &**error;
         found.push(
             Diagnostic::new(&INVALID_VERSION, value(pointer), problem.clone())
                 .label("not a version")

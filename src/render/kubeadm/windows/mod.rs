@@ -183,7 +183,7 @@ fn checked_node_name(name: &str) -> Result<&str, RenderError> {
 }
 
 fn windows_of(node: &NodePlan) -> Result<&crate::plan::NodeWindows, RenderError> {
-    node.windows.as_ref().ok_or_else(|| {
+    node.windows.as_deref().ok_or_else(|| {
         RenderError(format!(
             "Windows node {:?} has no Windows settings in the plan",
             node.name
