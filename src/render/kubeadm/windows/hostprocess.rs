@@ -9,7 +9,7 @@
 //! gives each node its planned address with). Nothing here names a node, so adding one touches no
 //! cluster-wide object.
 
-use super::host_process_settings;
+use super::node_settings;
 use crate::plan::Plan;
 use crate::plan::pins::WINDOWS_CNI_CONFIG_VERSION;
 use crate::plan::releases::kubernetes::KubernetesRelease;
@@ -32,7 +32,7 @@ pub const CNI_CONFIG_PATH: &str = r"C:\etc\cni\net.d";
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
-    let settings = host_process_settings(plan)?;
+    let settings = node_settings(plan)?;
     let network = input.network()?;
     // The Windows DaemonSet joins the flannel manifest's namespace, ServiceAccount and ConfigMap.
     let flannel_release = crate::render::flannel::planned_release(input)?;

@@ -9,7 +9,7 @@
 //! are [`crate::plan::pins`] — and their start scripts read
 //! every cluster value from the DaemonSets, so one image serves every cluster on those versions.
 
-use super::host_process_settings;
+use super::node_settings;
 use crate::plan::pins;
 use crate::plan::release_tag;
 use crate::render::script::{Script, script_value, shell_quote};
@@ -50,7 +50,7 @@ struct Versions {
 }
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
-    let settings = host_process_settings(input.plan)?;
+    let settings = node_settings(input.plan)?;
     let spec = input.spec;
     // flanneld.exe is downloaded by the release's own tag, as written (a pre-release kept), with
     // the flannel CNI plugin that release pins.

@@ -15,7 +15,7 @@
 //! [`crate::plan::releases`].
 
 use super::hostprocess::{CNI_BIN_PATH, CNI_CONFIG_PATH};
-use super::{checked_node_name, host_process_settings, secret_values, windows_of};
+use super::{checked_node_name, node_settings, secret_values, windows_of};
 use crate::plan::pins::{self, CONTAINERD_CRI_SOCKET};
 use crate::plan::releases::containerd::{ConfigFormat, ContainerdLine};
 use crate::plan::releases::kubernetes::KubernetesRelease;
@@ -68,7 +68,7 @@ struct JoinConfiguration<'a> {
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let plan = input.plan;
-    let settings = host_process_settings(plan)?;
+    let settings = node_settings(plan)?;
     let network = input.network()?;
     let kubernetes = network.kubernetes;
     let row = plan

@@ -17,7 +17,9 @@
 //! ([`SECRET_KEYS`]): it is written 0600 and compared masked. Secret values never reach an error
 //! message.
 
-use super::{SecretSource, checked_node_name, secret_sources, windows_of};
+use super::{
+    NodeSettings, SecretSource, checked_node_name, node_settings, secret_sources, windows_of,
+};
 use crate::plan::version::Release;
 use crate::plan::{Plan, WindowsSetup, releases};
 use crate::render::{Artifact, Input, RenderError};
@@ -273,26 +275,11 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let Some(kubernetes) = rendered_release(plan)? else {
         return Ok(Vec::new());
     };
-    let windows = plan
-        .windows
-        .as_ref()
-        .ok_or_else(|| RenderError("the spec has Windows nodes but no `windows` section".into()))?;
-    let control_plane_address = match &windows.control_plane_address {
-        Some(Ok(address)) => address.to_string(),
-        Some(Err(error)) => {
-            return Err(RenderError(format!(
-                "cannot render the Windows node files: {}",
-                error.problem
-            )));
-        }
-        None => {
-            return Err(RenderError(
-                "cannot render the Windows node files: no control-plane address (set \
-                 `windows.controlPlane.address` or give a node the `controlplane` role)"
-                    .into(),
-            ));
-        }
-    };
+    let NodeSettings {
+        windows,
+        control_plane,
+    } = node_settings(plan)?;
+    let control_plane_address = control_plane.to_string();
     let network_error = |what: &str, problem: &str| {
         RenderError(format!(
             "cannot render the Windows node files: {what}: {problem}"

@@ -191,14 +191,15 @@ fn windows_of(node: &NodePlan) -> Result<&crate::plan::NodeWindows, RenderError>
     })
 }
 
-/// The settings every HostProcess file reads, known valid (rendering runs only on specs without
-/// errors, and this is the one place that says so for the Windows side).
-struct HostProcessSettings<'a> {
+/// The settings every Windows node file reads, KubeCluster.ps1's and the HostProcess path's,
+/// known valid (rendering runs only on specs without errors, and this is the one place that says
+/// so for the Windows side).
+struct NodeSettings<'a> {
     windows: &'a crate::plan::WindowsPlan,
     control_plane: Ipv4Addr,
 }
 
-fn host_process_settings<'a>(plan: &'a Plan) -> Result<HostProcessSettings<'a>, RenderError> {
+fn node_settings<'a>(plan: &'a Plan) -> Result<NodeSettings<'a>, RenderError> {
     let windows = plan
         .windows
         .as_ref()
@@ -219,7 +220,7 @@ fn host_process_settings<'a>(plan: &'a Plan) -> Result<HostProcessSettings<'a>, 
             ));
         }
     };
-    Ok(HostProcessSettings {
+    Ok(NodeSettings {
         windows,
         control_plane,
     })
