@@ -57,12 +57,9 @@ mod tests {
     use crate::render::Secrets;
     use serde::Deserialize;
 
-    #[test]
-    fn options_are_strings_and_the_end_of_life_is_stated() {
-        let text = include_str!("../../../examples/rancher-azure-host-gw.yaml")
-            .replace("backend: host-gw", "backend: vxlan\n  vni: 4096\n  port: 4789")
-            .replace("  networkName: cbr0               # the l2bridge HNS network the Windows node setup creates\n", "");
-        let spec: Spec = serde_yaml::from_str(&text).unwrap();
+    /// The RKE1 file of a spec.
+    fn rendered(text: &str) -> String {
+        let spec: Spec = serde_yaml::from_str(text).unwrap();
         let plan = Plan::build(&spec);
         let artifacts = Rke
             .render(&Input {
@@ -71,7 +68,15 @@ mod tests {
                 secrets: &Secrets::default(),
             })
             .unwrap();
-        let contents = &artifacts[0].contents;
+        artifacts[0].contents.clone()
+    }
+
+    #[test]
+    fn options_are_strings_and_the_end_of_life_is_stated() {
+        let text = include_str!("../../../examples/rancher-azure-host-gw.yaml")
+            .replace("backend: host-gw", "backend: vxlan\n  vni: 4096\n  port: 4789")
+            .replace("  networkName: cbr0               # the l2bridge HNS network the Windows node setup creates\n", "");
+        let contents = &rendered(&text);
         assert!(
             contents.contains("end of life on 31 July 2025"),
             "{contents}"
@@ -102,19 +107,9 @@ mod tests {
             "  nodeCidrMaskSize: 24\n",
             "  nodeCidrMaskSize: 25\n  podCidrs: hybridgen\n",
         );
-        let spec: Spec = serde_yaml::from_str(&text).unwrap();
-        let plan = Plan::build(&spec);
-        let artifacts = Rke
-            .render(&Input {
-                spec: &spec,
-                plan: &plan,
-                secrets: &Secrets::default(),
-            })
-            .unwrap();
-        let document = serde_yaml::Value::deserialize(serde_yaml::Deserializer::from_str(
-            &artifacts[0].contents,
-        ))
-        .unwrap();
+        let contents = &rendered(&text);
+        let document =
+            serde_yaml::Value::deserialize(serde_yaml::Deserializer::from_str(contents)).unwrap();
         let extra = &document["services"]["kube-controller"]["extra_args"];
         assert_eq!(extra["allocate-node-cidrs"], "false");
         // Kubernetes 1.15: the single-family flag.
