@@ -36,14 +36,19 @@ impl SourceFile {
         &self.text
     }
 
-    /// The position of a byte offset; offsets past the end or inside a character are clamped.
-    pub fn position(&self, offset: usize) -> Position {
-        let offset = self.floor_char_boundary(offset.min(self.text.len()));
-        let line_starts = self.line_starts.get_or_init(|| {
+    /// Where each line starts, a line ending at `\n` (found once, when first asked for).
+    pub fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
             std::iter::once(0)
                 .chain(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|at| at + 1))
                 .collect()
-        });
+        })
+    }
+
+    /// The position of a byte offset; offsets past the end or inside a character are clamped.
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = self.floor_char_boundary(offset.min(self.text.len()));
+        let line_starts = self.line_starts();
         let line_index = line_starts.partition_point(|&start| start <= offset) - 1;
         let line_start = line_starts[line_index];
         let column = self.text[line_start..offset].chars().count() + 1;

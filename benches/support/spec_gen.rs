@@ -1,6 +1,7 @@
 //! Writes valid cluster specs of any size for the benchmarks: a Linux control plane, then workers
-//! with every fourth one (from the third) on Windows, every tenth pinning its pod subnet, and an AWS instance id on
-//! each node. The text depends on the node count only, so every run measures the same bytes.
+//! with every fourth one (from the third) on Windows, every tenth pinning its pod subnet (which
+//! hybridgen then assigns, `podCidrs: hybridgen`, as HG118 asks), and an AWS instance id on each
+//! node. The text depends on the node count only, so every run measures the same bytes.
 
 use std::fmt::Write;
 
@@ -37,6 +38,7 @@ network:
   serviceCidr: {service}
   dnsServiceIp: {dns}
   hostSubnets: [100.64.0.0/10]
+  podCidrs: hybridgen
 flannel:
   version: v0.17.0
   backend: vxlan

@@ -2,7 +2,10 @@
 //! knows YAML: one pass over the parser's events (`parse`) builds both, typing plain scalars by the
 //! YAML 1.2 core schema (`scalar`); large files are parsed in two parts at once (`split`).
 
+#[cfg(test)]
+mod corpus;
 mod parse;
+mod plain_block;
 mod scalar;
 mod span_index;
 mod split;

@@ -1,9 +1,11 @@
-//! The one pass over the YAML text: granit-parser's events build the JSON value and the span index
+//! The one pass over the YAML text: the events of granit-parser (or, for plain block YAML, of
+//! [`plain_block`], which gives the same events for less) build the JSON value and the span index
 //! together, and what a spec never needs (anchors, aliases, tags, duplicate keys, several
 //! documents, deep nesting, huge lists) is rejected on the way, before it costs anything. The items
 //! of one top-level list can be handed, each as it closes, to an [`Items`] sink instead of being
 //! kept in the value (the spec's nodes are typed and their values dropped at once).
 
+use super::plain_block;
 use super::scalar::resolve_plain;
 use super::span_index::{Kind, LIST_ITEM, SpanIndex};
 use super::{Items, Limits, LoadError};
@@ -66,8 +68,24 @@ pub(super) struct OpenList {
 }
 
 /// Parses `text` (offset by `base` bytes in the file) as `part`, within `limits`; the items of the
-/// top-level list named `streamed` go to `I` as they close.
+/// top-level list named `streamed` go to `I` as they close. Plain block YAML, the way specs are
+/// written, is read by [`plain_block`]; any other text, and any text with an error, by
+/// granit-parser.
 pub(super) fn parse<I: Items>(
+    text: &str,
+    base: usize,
+    limits: &'static Limits,
+    part: Part,
+    streamed: Option<&str>,
+) -> Result<Parsed<I>, Stop> {
+    match read_plain_block(text, base, limits, part, streamed) {
+        Some(parsed) => Ok(parsed),
+        None => read_with_granit(text, base, limits, part, streamed),
+    }
+}
+
+/// The text read by granit-parser: any YAML, and every error in its words and place.
+pub(super) fn read_with_granit<I: Items>(
     text: &str,
     base: usize,
     limits: &'static Limits,
@@ -98,12 +116,21 @@ pub(super) fn parse<I: Items>(
         })?;
         builder.event(event, span)?;
     }
-    Ok(Parsed {
-        value: builder.root.unwrap_or(Value::Null),
-        spans: builder.spans,
-        items: builder.items,
-        shape: builder.shape,
-    })
+    Ok(builder.finish())
+}
+
+/// The text read by [`plain_block`], when it is plain block YAML and the builder takes all of it;
+/// `None` leaves every other text, and every stop, to granit-parser.
+pub(super) fn read_plain_block<I: Items>(
+    text: &str,
+    base: usize,
+    limits: &'static Limits,
+    part: Part,
+    streamed: Option<&str>,
+) -> Option<Parsed<I>> {
+    let mut builder = Builder::new(text.len(), base, limits, part, streamed);
+    let read = plain_block::scan(text, |event, span| builder.event(event, span));
+    matches!(read, Ok(true)).then(|| builder.finish())
 }
 
 /// Why a parse stopped before the end.
@@ -179,6 +206,15 @@ impl<I: Items> Builder<I> {
             streamed_key,
             items: I::default(),
             shape: Shape::default(),
+        }
+    }
+
+    fn finish(self) -> Parsed<I> {
+        Parsed {
+            value: self.root.unwrap_or(Value::Null),
+            spans: self.spans,
+            items: self.items,
+            shape: self.shape,
         }
     }
 

@@ -45,7 +45,7 @@ pub(super) struct Cut {
 /// The share of the text the head takes, as a fraction: the thread that parses the head then joins
 /// the parts, plans and runs the rules alone (about 500M of 3,650M instructions at 65,536 nodes),
 /// so the head is the smaller part, and the two threads run about as long (BENCHMARKS.md).
-const HEAD_SHARE: (usize, usize) = (5, 12);
+const HEAD_SHARE: (usize, usize) = (5, 14);
 
 /// The first line from [`HEAD_SHARE`] of the text on that begins a list item, preferring the least
 /// indented one within the next few hundred lines (the top-level list, not a list inside an item).
@@ -228,129 +228,8 @@ impl Parts<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::{CAPTURE, SpanIndex};
-
-    /// Keeps every item it is handed.
-    #[derive(Default, Debug, PartialEq)]
-    struct Kept(Vec<Value>);
-
-    impl Items for Kept {
-        fn take(&mut self, item: Value) -> bool {
-            self.0.push(item);
-            true
-        }
-
-        fn append(&mut self, later: Self) {
-            self.0.extend(later.0);
-        }
-    }
-
-    fn pointers(value: &Value, pointer: String, found: &mut Vec<String>) {
-        match value {
-            Value::Object(members) => {
-                for (name, member) in members {
-                    let token = crate::load::escape_pointer_token(name);
-                    pointers(member, format!("{pointer}/{token}"), found);
-                }
-            }
-            Value::Array(items) => {
-                for (index, item) in items.iter().enumerate() {
-                    pointers(item, format!("{pointer}/{index}"), found);
-                }
-            }
-            _ => {}
-        }
-        found.push(pointer);
-    }
-
-    /// Every span of `value`'s paths, with the list `streamed` (when given) standing for `items`.
-    fn every_span(value: &Value, spans: &SpanIndex) -> Vec<String> {
-        let mut found = Vec::new();
-        pointers(value, String::new(), &mut found);
-        found.sort();
-        found
-            .into_iter()
-            .map(|pointer| {
-                let value = spans.value_span(&pointer);
-                let key = spans.key_span(&pointer);
-                format!("{pointer} {value:?} {key:?}")
-            })
-            .collect()
-    }
-
-    fn texts() -> Vec<(String, String)> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut texts = Vec::new();
-        for folder in [
-            "examples",
-            "templates",
-            "tests/fixtures",
-            "tests/fixtures/valid",
-            "tests/fixtures/invalid",
-            "tests/fixtures/render",
-        ] {
-            for entry in std::fs::read_dir(root.join(folder)).unwrap() {
-                let path = entry.unwrap().path();
-                if path.extension().is_some_and(|e| e == "yaml") {
-                    let text = std::fs::read_to_string(&path).unwrap();
-                    texts.push((path.display().to_string(), text));
-                }
-            }
-        }
-        let node = |i: usize| {
-            format!(
-                "  - name: node-{i}\n    os: {}\n    roles: [worker]\n    address: 10.0.{}.{}\n",
-                if i % 4 == 2 { "windows" } else { "linux" },
-                i / 200,
-                i % 200
-            )
-        };
-        let nodes: String = (0..40).map(node).collect();
-        let head = "apiVersion: hybridgen/v1\nkind: Cluster\nmetadata:\n  name: x\n";
-        for (name, text) in [
-            ("generated", format!("{head}nodes:\n{nodes}")),
-            (
-                "tail",
-                format!("{head}nodes:\n{nodes}cloud:\n  provider: aws\n"),
-            ),
-            (
-                "indentless",
-                "items:\n- a: 1\n  b: [1,\n    2]\n- |\n  text\n- x\nkind: List\n".into(),
-            ),
-            (
-                "comments",
-                "nodes:\n  # one\n  - a\n# out\n  - b # two\n\n  - c\nz: 1\n".into(),
-            ),
-            (
-                "block-scalar",
-                "a: |\n  - not an item\n  - nor this\nnodes:\n  - x\n  - y\n".into(),
-            ),
-            (
-                "quoted",
-                "nodes:\n  - \"a\n  - b\"\n  - 'c\n\n  - d'\n  - e\n".into(),
-            ),
-            (
-                "flow",
-                "nodes:\n  - [a,\n  - b]\n  - {c: 1,\n d: 2}\n  - e\n".into(),
-            ),
-            ("plain", "nodes:\n  - a\n    - b\n  - c\n   - d\n".into()),
-            ("empty", "nodes:\n  -\n  - a:\n  -\n  - b\n".into()),
-            ("documents", "nodes:\n  - a\n---\n  - b\n...\nc: 1\n".into()),
-            ("duplicate", "a: 1\nnodes:\n  - a\n  - b\na: 2\n".into()),
-            ("deeper", "a:\n  nodes:\n    - a\n    - b\n  c: 1\n".into()),
-            ("misindented", "nodes:\n  - a\n - b\n  - c\n".into()),
-            ("tabs", "nodes:\n  - a\n\t- b\n  - c\n".into()),
-            (
-                "nodes-inside",
-                format!(
-                    "{head}nodes:\n  - name: a\n    roles:\n      - worker\n      - etcd\n{nodes}"
-                ),
-            ),
-        ] {
-            texts.push((name.to_string(), text));
-        }
-        texts
-    }
+    use crate::load::CAPTURE;
+    use crate::load::corpus::{Kept, every_span, texts};
 
     /// At every line of every spec and fixture where a list item begins, a split parse either
     /// declines (the file is then parsed whole) or gives exactly the value, spans and items of
