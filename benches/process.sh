@@ -37,7 +37,8 @@ yamllint="$out/venv/bin/yamllint"
 rm -rf "$out/specs" "$out/json" "$out/render"
 mkdir -p "$out/specs" "$out/json"
 
-specs=("$root/examples/kubeadm-vxlan-windows.yaml")
+# The README's main example first: the pre-commit case, and the floor beside it.
+specs=("$root/examples/kubeadm-1.33-vxlan-windows.yaml")
 for n in $sizes; do
     "$root/target/release/examples/gen_spec" "$n" >"$out/specs/nodes-$n.yaml"
     specs+=("$out/specs/nodes-$n.yaml")

@@ -125,7 +125,13 @@ where
             // mapping, further in.
             let parent = self.open.last().map_or(0, |open| open.column);
             match dash {
-                true if column >= parent => self.begin(false, column, content)?,
+                // granit-parser places a list at its key's column where its first item begins,
+                // a list further in at its first `-`.
+                true if column == parent => {
+                    let item = self.skip_spaces(content + 1, end);
+                    self.begin(false, column, item)?;
+                }
+                true if column > parent => self.begin(false, column, content)?,
                 false if column > parent => self.begin(true, column, content)?,
                 _ => return Err(Declined.into()),
             }
@@ -234,6 +240,10 @@ where
                 .iter()
                 .take_while(|&&b| key_byte(b))
                 .count();
+        // YAML limits an implicit key to 1,024 characters; long ones are left to granit-parser.
+        if key_end - at > LONGEST_KEY {
+            return None;
+        }
         let colon_then_space = self.bytes.get(key_end) == Some(&b':')
             && (key_end + 1 == end || self.bytes[key_end + 1] == b' ');
         colon_then_space.then_some(key_end)
@@ -424,6 +434,9 @@ where
     }
 }
 
+/// The longest key the scanner reads, well inside YAML's limit for an implicit key.
+const LONGEST_KEY: usize = 512;
+
 /// Bytes a plain key is made of here: what Kubernetes label keys and spec fields use.
 fn key_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.' | b'/')
@@ -538,6 +551,8 @@ mod tests {
 
     #[test]
     fn the_scanner_declines_what_it_does_not_read_exactly() {
+        let long_key = format!("{}: 1\n", "k".repeat(1100));
+        let long_flow_key = format!("a: {{{}: 1}}\n", "k".repeat(1100));
         for text in [
             "a: |\n  text\n",
             "a: \"x\\ty\"\n",
@@ -559,6 +574,8 @@ mod tests {
             "a: x, y\n",
             "",
             "# only a comment\n",
+            long_key.as_str(),
+            long_flow_key.as_str(),
         ] {
             let read = read_plain_block::<Kept>(text, 0, &CAPTURE, Part::Whole, None);
             assert!(read.is_none(), "the scanner read {text:?}");
@@ -618,5 +635,127 @@ mod tests {
         }
         eprintln!("{read} reads of {tried} edited texts");
         assert!(read > tried / 4, "{read} reads of {tried} edited texts");
+    }
+
+    /// Documents written line by line from pieces where YAML is easy to misread: every one the
+    /// scanner reads, granit-parser reads the same. `HYBRIDGEN_SCANNER_CASES` sets how many (for a
+    /// long run in release mode); the default keeps the test suite quick.
+    #[test]
+    fn generated_documents_read_as_granit_reads_them() {
+        const KEYS: [&str; 12] = [
+            "a", "b", "nodes", "name", "a.b/c", "1", "-a", "\"k\"", "a b", "a#", "true", "x_y",
+        ];
+        const VALUES: [&str; 48] = [
+            "x",
+            "10.0.0.1",
+            "10.244.0.0/16",
+            "v0.28.9",
+            "a:b",
+            "a: b",
+            "\"q\"",
+            "'s'",
+            "\"a\\\"b\"",
+            "[a, b]",
+            "{a: b}",
+            "[a,b",
+            "[]",
+            "{}",
+            "~",
+            "null",
+            "#x",
+            "a #c",
+            "a#b",
+            "-1",
+            "- x",
+            "&a x",
+            "*a",
+            "!t x",
+            "|",
+            ">",
+            "? x",
+            ":x",
+            "x:",
+            "%x",
+            "@x",
+            "`x",
+            "a,b",
+            "[a: b]",
+            "{a: [b]}",
+            "'it''s'",
+            "\"\"",
+            "\" \"",
+            "a  b",
+            "[ a , b ]",
+            "{a: b, c: d}",
+            "{a: b,}",
+            "[a,]",
+            "1.5",
+            "0x1F",
+            "'a\"b'",
+            "\"a'b\"",
+            "x ",
+        ];
+        let cases: usize = std::env::var("HYBRIDGEN_SCANNER_CASES")
+            .ok()
+            .and_then(|cases| cases.parse().ok())
+            .unwrap_or(4_000);
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % below as u64).unwrap_or(0)
+        };
+        let mut read = 0;
+        for case in 0..cases {
+            let mut text = String::new();
+            // Mostly well-formed nesting: deeper after a line that opens a value, back out at
+            // random, and now and then an odd column.
+            let mut depth = 0usize;
+            let mut opens = false;
+            for _ in 0..1 + next(10) {
+                depth = match next(6) {
+                    0 if opens => depth + 1,
+                    1 | 2 if opens => depth + 1,
+                    3 => depth.saturating_sub(1),
+                    4 => 0,
+                    _ => depth,
+                };
+                let column = if next(12) == 0 {
+                    2 * depth + 1
+                } else {
+                    2 * depth
+                };
+                let indent = " ".repeat(column);
+                // Half the keys unique and half the values plain, so that many documents are
+                // valid and reach the end.
+                let unique = format!("k{}", next(1_000_000));
+                let key = if next(2) == 0 {
+                    &unique
+                } else {
+                    KEYS[next(KEYS.len())]
+                };
+                let pool = if next(2) == 0 { 5 } else { VALUES.len() };
+                let value = VALUES[next(pool)];
+                let line = match next(9) {
+                    0 | 1 => format!("{key}: {value}"),
+                    2 => format!("{key}:"),
+                    3 => format!("- {value}"),
+                    4 => format!("- {key}: {value}"),
+                    5 => format!("- {key}:"),
+                    6 => "# note".to_string(),
+                    7 => String::new(),
+                    _ => "-".to_string(),
+                };
+                opens = line.ends_with(':') || line == "-";
+                text.push_str(&indent);
+                text.push_str(&line);
+                text.push('\n');
+            }
+            for streamed in [None, Some("nodes")] {
+                read += usize::from(same_as_granit(&format!("case {case}"), &text, streamed));
+            }
+        }
+        assert!(read > cases / 10, "{read} reads of {cases} documents");
     }
 }

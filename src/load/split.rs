@@ -43,7 +43,7 @@ pub(super) struct Cut {
 }
 
 /// The share of the text the head takes, as a fraction: the thread that parses the head then joins
-/// the parts, plans and runs the rules alone (about 500M of 3,650M instructions at 65,536 nodes),
+/// the parts, plans and runs the rules alone (about 340M of 1,500M instructions at 65,536 nodes),
 /// so the head is the smaller part, and the two threads run about as long (BENCHMARKS.md).
 const HEAD_SHARE: (usize, usize) = (5, 14);
 
