@@ -252,8 +252,7 @@ where
     /// A value in block context; returns where it ends.
     fn value(&mut self, at: usize, end: usize) -> Result<usize, Stop<E>> {
         match self.bytes[at] {
-            b'[' => self.flow_list(at, end),
-            b'{' => self.flow_mapping(at, end),
+            b'[' | b'{' => self.flow_collection(at, end),
             b'"' | b'\'' => self.quoted(at, end),
             _ => self.plain_in_block(at, end),
         }
@@ -339,52 +338,43 @@ where
         }
     }
 
-    /// `[a, b]` on one line.
-    fn flow_list(&mut self, at: usize, end: usize) -> Result<usize, Stop<E>> {
-        self.event(
-            Event::SequenceStart(StructureStyle::Flow, 0, None),
-            at..at + 1,
-        )?;
+    /// `[a, b]` or `{a: b, c: d}` on one line.
+    fn flow_collection(&mut self, at: usize, end: usize) -> Result<usize, Stop<E>> {
+        let mapping = self.bytes[at] == b'{';
+        let (open, close, closing) = if mapping {
+            let open = Event::MappingStart(StructureStyle::Flow, 0, None);
+            (open, Event::MappingEnd, b'}')
+        } else {
+            let open = Event::SequenceStart(StructureStyle::Flow, 0, None);
+            (open, Event::SequenceEnd, b']')
+        };
+        self.event(open, at..at + 1)?;
         let mut next = self.skip_spaces(at + 1, end);
-        if self.bytes.get(next) != Some(&b']') {
+        if self.bytes.get(next) != Some(&closing) {
             loop {
+                if mapping {
+                    next = self.flow_key(next, end)?;
+                }
                 next = self.flow_scalar(next, end)?;
                 next = self.skip_spaces(next, end);
-                match self.separator(next, end, b']')? {
+                match self.separator(next, end, closing)? {
                     Some(after) => next = after,
                     None => break,
                 }
             }
         }
-        self.event(Event::SequenceEnd, next..next + 1)?;
+        self.event(close, next..next + 1)?;
         Ok(next + 1)
     }
 
-    /// `{a: b, c: d}` on one line.
-    fn flow_mapping(&mut self, at: usize, end: usize) -> Result<usize, Stop<E>> {
-        self.event(
-            Event::MappingStart(StructureStyle::Flow, 0, None),
-            at..at + 1,
-        )?;
-        let mut next = self.skip_spaces(at + 1, end);
-        if self.bytes.get(next) != Some(&b'}') {
-            loop {
-                if next >= end {
-                    return Err(Declined.into());
-                }
-                let key_end = self.key_end(next, end).ok_or(Declined)?;
-                self.scalar(next..key_end, ScalarStyle::Plain)?;
-                next = self.skip_spaces(key_end + 1, end);
-                next = self.flow_scalar(next, end)?;
-                next = self.skip_spaces(next, end);
-                match self.separator(next, end, b'}')? {
-                    Some(after) => next = after,
-                    None => break,
-                }
-            }
+    /// `key: ` inside a flow mapping; returns where its value starts.
+    fn flow_key(&mut self, at: usize, end: usize) -> Result<usize, Stop<E>> {
+        if at >= end {
+            return Err(Declined.into());
         }
-        self.event(Event::MappingEnd, next..next + 1)?;
-        Ok(next + 1)
+        let key_end = self.key_end(at, end).ok_or(Declined)?;
+        self.scalar(at..key_end, ScalarStyle::Plain)?;
+        Ok(self.skip_spaces(key_end + 1, end))
     }
 
     /// After an entry of a flow collection: `,` and the next entry (its start), or the closing
@@ -513,6 +503,16 @@ mod tests {
         })
     }
 
+    /// Numbers below the one asked for, the same on every run (xorshift from `seed`).
+    fn numbers(mut state: u64) -> impl FnMut(usize) -> usize {
+        move |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % below as u64).unwrap_or(0)
+        }
+    }
+
     /// Whenever the scanner reads a text, granit-parser reads it too, to the same value, spans,
     /// shape and items, byte for byte; `read` counts the texts the scanner took.
     fn same_as_granit(name: &str, text: &str, streamed: Option<&str>) -> bool {
@@ -591,13 +591,7 @@ mod tests {
             "  ", "\n  ", "&a ", "*a", "!t ", "? ", "|", ">", "---\n", "...", "~", "null", "%",
             "@", "`", "x:\n",
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move |below: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % below as u64).unwrap_or(0)
-        };
+        let mut next = numbers(0x9e37_79b9_7f4a_7c15_u64);
         let (mut tried, mut read) = (0, 0);
         for (name, text) in texts().iter().filter(|(_, text)| text.len() < 20_000) {
             for _ in 0..30 {
@@ -699,13 +693,7 @@ mod tests {
             .ok()
             .and_then(|cases| cases.parse().ok())
             .unwrap_or(4_000);
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |below: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % below as u64).unwrap_or(0)
-        };
+        let mut next = numbers(0x2545_f491_4f6c_dd1d_u64);
         let mut read = 0;
         for case in 0..cases {
             let mut text = String::new();
