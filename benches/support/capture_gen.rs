@@ -6,7 +6,7 @@
 //! capture of 5,000 nodes is about 87 MiB.
 
 use hybridgen::plan::Plan;
-use hybridgen::spec::Os;
+use hybridgen::spec::{Os, PodCidrs};
 use serde_json::{Value, json};
 
 /// The capture files, by the name `--print-capture` gives them.
@@ -45,8 +45,14 @@ pub fn capture(plan: &Plan) -> Vec<(String, Vec<u8>)> {
         "Network": cluster,
         "Backend": {"Type": "vxlan", "VNI": plan.flannel.vni, "Port": plan.flannel.port},
     });
+    // Where hybridgen assigns the subnets, the rendered kubeadm config turns the controller
+    // manager's allocation off.
+    let controller_manager = match plan.pod_cidrs {
+        PodCidrs::Hybridgen => "\n  extraArgs:\n    allocate-node-cidrs: \"false\"",
+        PodCidrs::Controller => " {}",
+    };
     let cluster_configuration = format!(
-        "apiServer: {{}}\napiVersion: kubeadm.k8s.io/v1beta3\nclusterName: kubernetes\ncontrollerManager: {{}}\nkind: ClusterConfiguration\nkubernetesVersion: v{version}\nnetworking:\n  dnsDomain: cluster.local\n  podSubnet: {cluster}\n  serviceSubnet: {service}\n"
+        "apiServer: {{}}\napiVersion: kubeadm.k8s.io/v1beta3\nclusterName: kubernetes\ncontrollerManager:{controller_manager}\nkind: ClusterConfiguration\nkubernetesVersion: v{version}\nnetworking:\n  dnsDomain: cluster.local\n  podSubnet: {cluster}\n  serviceSubnet: {service}\n"
     );
     let files = [
         ("nodes.json", list(nodes)),
