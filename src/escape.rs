@@ -48,6 +48,16 @@ pub fn bounded(text: &str, max: usize) -> String {
     format!("{kept}… ({} more characters)", count - max)
 }
 
+/// [`bounded`], written at the end of `out`; a short value with nothing to escape is copied as it
+/// is.
+pub fn push_bounded(out: &mut String, text: &str, max: usize) {
+    if text.len() <= max && !text.chars().any(acts_on) {
+        out.push_str(text);
+    } else {
+        out.push_str(&bounded(text, max));
+    }
+}
+
 /// Text shown as lines (a file's lines under a finding): line breaks and tabs kept, every other
 /// character a terminal acts on replaced by `?` for each of its bytes, so that byte offsets into
 /// the text still hold.
@@ -74,7 +84,7 @@ pub fn same_length(text: &str) -> String {
 /// Text for a terminal or a CI log in which every value was escaped: a line that still starts
 /// with `::` (or holds `##[`, the older form) can only have come from quoted content — a diff of
 /// a file, a snippet — and is defused, so that GitHub never reads it as a workflow command.
-pub fn no_workflow_commands(text: &str) -> String {
+pub fn no_workflow_commands(text: String) -> String {
     let defuse = |line: &str| {
         let body = line.trim_start();
         let line = if body.starts_with("::") {
@@ -85,8 +95,9 @@ pub fn no_workflow_commands(text: &str) -> String {
         };
         line.replace("##[", "#\\x23[")
     };
-    if !text.contains("::") && !text.contains("##[") {
-        return text.to_string();
+    let holds = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
+    if !holds("::") && !holds("##[") {
+        return text;
     }
     text.split_inclusive('\n').map(defuse).collect()
 }
@@ -123,7 +134,7 @@ mod tests {
     fn quoted_lines_cannot_start_workflow_commands() {
         let text = "wrote x\n::error file=a::b\n  ::warning::c\nd ##[error]e\nok: a::b\n";
         assert_eq!(
-            no_workflow_commands(text),
+            no_workflow_commands(text.to_string()),
             "wrote x\n\\x3a:error file=a::b\n  \\x3a:warning::c\nd #\\x23[error]e\nok: a::b\n"
         );
     }

@@ -45,9 +45,17 @@ pub(crate) fn emit(text: &str, outcome: Outcome) -> Outcome {
     }
 }
 
+/// Leaves what a run built to the end of the process, which is near: freeing a large spec value by
+/// value (and handing each freed page back) takes longer than the kernel takes to reclaim the
+/// whole heap at exit, about 8% of a 65,536-node `plan` (BENCHMARKS.md). Nothing dropped this way
+/// holds a file, a lock or unwritten output.
+pub(crate) fn leave_to_exit<T>(values: T) {
+    std::mem::forget(values);
+}
+
 /// An error on standard error, on one line: whatever a value in it holds is shown, not obeyed.
 pub(crate) fn complain(message: &str) {
-    let message = crate::escape::no_workflow_commands(&crate::escape::inline(message));
+    let message = crate::escape::no_workflow_commands(crate::escape::inline(message));
     let _ = writeln!(io::stderr(), "error: {message}");
 }
 

@@ -4,7 +4,9 @@
 
 use super::live_source::LiveArgs;
 use super::report_options::{Overrides, SeverityArgs};
-use super::{Outcome, complain, complain_findings, complain_reports, emit, read_input};
+use super::{
+    Outcome, complain, complain_findings, complain_reports, emit, leave_to_exit, read_input,
+};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
 use crate::pipeline::{self, Checked};
@@ -142,11 +144,13 @@ pub fn run(args: RenderArgs) -> Outcome {
     if !note.is_empty() {
         let _ = std::io::stderr().write_all(note.as_bytes());
     }
-    if args.check {
+    let outcome = if args.check {
         check(&args.out, &artifacts, &name)
     } else {
         write_out(&args.out, &artifacts, args.force)
-    }
+    };
+    leave_to_exit((spec, plan, artifacts));
+    outcome
 }
 
 /// The plan with the joined nodes' subnets read from the cluster, and a line saying how many; or,
@@ -291,7 +295,7 @@ fn write_out(out: &Path, artifacts: &[Artifact], force: bool) -> Outcome {
 /// hold anything, so their control characters are shown as `?` and no line starts a workflow
 /// command.
 fn terminal_text(text: &str) -> String {
-    escape::no_workflow_commands(&escape::same_length(text))
+    escape::no_workflow_commands(escape::same_length(text))
 }
 
 fn written_text(out: &Path, rendered: usize, written: &Written) -> String {

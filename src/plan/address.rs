@@ -147,6 +147,34 @@ pub fn size(network: &Ipv4Net) -> u64 {
     1u64 << (32 - u32::from(network.prefix_len()))
 }
 
+/// Writes `ip` as its `Display` does, without the formatting machinery: a plan's text shows
+/// four addresses a node, and at 65,536 nodes `Display` was a tenth of the time to write it.
+pub fn push_ip(out: &mut String, ip: Ipv4Addr) {
+    for (index, octet) in ip.octets().into_iter().enumerate() {
+        if index > 0 {
+            out.push('.');
+        }
+        push_decimal(out, octet);
+    }
+}
+
+/// Writes `network` as its `Display` does (`10.244.0.0/24`); see [`push_ip`].
+pub fn push_net(out: &mut String, network: &Ipv4Net) {
+    push_ip(out, network.network());
+    out.push('/');
+    push_decimal(out, network.prefix_len());
+}
+
+fn push_decimal(out: &mut String, value: u8) {
+    if value >= 100 {
+        out.push(char::from(b'0' + value / 100));
+    }
+    if value >= 10 {
+        out.push(char::from(b'0' + value / 10 % 10));
+    }
+    out.push(char::from(b'0' + value % 10));
+}
+
 /// The address `index` places after the network address, if the network holds it.
 pub fn nth(network: &Ipv4Net, index: u64) -> Option<Ipv4Addr> {
     (index < size(network)).then(|| Ipv4Addr::from(u32::from(network.network()) + index as u32))
@@ -232,5 +260,27 @@ mod tests {
         for text in &texts {
             assert_eq!(parse_ip(text), parse_ip_explained(text), "{text:?}");
         }
+    }
+
+    #[test]
+    fn addresses_are_written_as_display_writes_them() {
+        let octets = [0u8, 1, 9, 10, 11, 99, 100, 101, 199, 200, 249, 250, 255];
+        let mut checked = 0;
+        for a in octets {
+            for b in octets {
+                let ip = Ipv4Addr::new(a, b, 255 - a, b / 2);
+                let mut written = String::from("x");
+                push_ip(&mut written, ip);
+                assert_eq!(written, format!("x{ip}"));
+                for prefix in [0, 8, 24, 32] {
+                    let network = Ipv4Net::new(ip, prefix).unwrap().trunc();
+                    let mut written = String::new();
+                    push_net(&mut written, &network);
+                    assert_eq!(written, network.to_string());
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 13 * 13 * 4);
     }
 }

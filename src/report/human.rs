@@ -10,7 +10,7 @@ use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
     SourceCode, SourceSpan, SpanContents,
 };
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// How to draw: colour and width are decided once by the caller (terminal, `NO_COLOR`).
 #[derive(Debug, Clone, Copy)]
@@ -35,7 +35,7 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
     for report in reports {
         if style.show_plan {
             if let Some(planned) = report.planned {
-                out.push_str(&plan_text(report.name(), planned.spec, planned.plan));
+                push_plan_text(&mut out, report.name(), planned.spec, planned.plan);
                 out.push_str(&artifacts_text(planned.artifacts));
                 out.push('\n');
             }
@@ -75,7 +75,7 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
     }
     out.push_str(&Totals::of(reports).summary());
     out.push('\n');
-    escape::no_workflow_commands(&out)
+    escape::no_workflow_commands(out)
 }
 
 fn file_summary(report: &FileReport) -> String {
@@ -85,9 +85,9 @@ fn file_summary(report: &FileReport) -> String {
     )
 }
 
-/// The resolved plan of one spec: settings with defaults applied, each node, and the routes.
-pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
-    let mut out = String::new();
+/// The resolved plan of one spec: settings with defaults applied, each node, and the routes,
+/// written at the end of `out`.
+fn push_plan_text(out: &mut String, name: &str, spec: &Spec, plan: &Plan) {
     let shown = |value: &Result<_, _>| match value {
         Ok(value) => format!("{value}"),
         Err(_) => "(invalid)".to_string(),
@@ -129,53 +129,12 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
         flannel.network_name,
         spec.provider().as_str()
     ));
-    let rows: Vec<[String; 6]> = plan
-        .nodes
-        .iter()
-        .map(|node| {
-            [
-                escape::bounded(&node.name, 100),
-                node.os.as_str().to_string(),
-                node.address
-                    .as_ref()
-                    .map_or_else(|_| "(invalid)".into(), |ip| ip.to_string()),
-                node.pod_subnet
-                    .map_or_else(|| "(none)".into(), |subnet| subnet.to_string()),
-                node.pod_subnet
-                    .map_or_else(|| "-".into(), |_| node.subnet_source.as_str().to_string()),
-                node.pod_subnet
-                    .map_or_else(|| "-".into(), |_| node.usable_pod_addresses.to_string()),
-            ]
-        })
-        .collect();
-    let header = [
-        "NODE",
-        "OS",
-        "ADDRESS",
-        "POD SUBNET",
-        "SUBNET",
-        "POD ADDRESSES",
-    ]
-    .map(String::from);
-    let widths: Vec<usize> = (0..6)
-        .map(|column| {
-            rows.iter()
-                .chain(std::iter::once(&header))
-                .map(|row| row[column].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for row in std::iter::once(&header).chain(&rows) {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
-    }
+    push_node_table(out, plan);
     out.push_str(&subnet_legend(plan));
     out.push_str(&format!("\n  routes ({}):\n", plan.routes.len()));
+    // Written in place: at 65,536 nodes this text is 10 MB, and a `format!` per route and cell
+    // was a third of the run.
+    out.reserve(plan.routes.len() * ROUTE_LINE);
     for route in &plan.routes {
         let node = &plan.nodes[route.node];
         let how = match (flannel.backend, node.os) {
@@ -183,15 +142,100 @@ pub fn plan_text(name: &str, spec: &Spec, plan: &Plan) -> String {
             (_, Os::Windows) => "vxlan, Windows overlay",
             _ => "vxlan",
         };
-        out.push_str(&format!(
-            "    {} via {} ({}, {how}, {} addresses)\n",
-            route.destination,
-            route.next_hop,
-            escape::bounded(&node.name, 100),
+        out.push_str("    ");
+        address::push_net(out, &route.destination);
+        out.push_str(" via ");
+        address::push_ip(out, route.next_hop);
+        out.push_str(" (");
+        escape::push_bounded(out, &node.name, 100);
+        let _ = writeln!(
+            out,
+            ", {how}, {} addresses)",
             address::size(&route.destination)
-        ));
+        );
     }
-    out
+}
+
+/// About how long a route's line is, to size the text once.
+const ROUTE_LINE: usize = 80;
+
+const NODE_COLUMNS: [&str; 6] = [
+    "NODE",
+    "OS",
+    "ADDRESS",
+    "POD SUBNET",
+    "SUBNET",
+    "POD ADDRESSES",
+];
+
+/// One row per node, each column as wide as its widest cell, written at the end of `out`. Every
+/// cell is first written into one string and a row keeps where its cells end: the table costs two
+/// allocations, not six a node.
+fn push_node_table(out: &mut String, plan: &Plan) {
+    let mut cells = String::with_capacity(plan.nodes.len() * 64);
+    let mut rows: Vec<[usize; 6]> = Vec::with_capacity(plan.nodes.len() + 1);
+    let mut ends = [0; 6];
+    for (end, title) in ends.iter_mut().zip(NODE_COLUMNS) {
+        cells.push_str(title);
+        *end = cells.len();
+    }
+    rows.push(ends);
+    for node in &plan.nodes {
+        escape::push_bounded(&mut cells, &node.name, 100);
+        ends[0] = cells.len();
+        cells.push_str(node.os.as_str());
+        ends[1] = cells.len();
+        match node.address {
+            Ok(ip) => address::push_ip(&mut cells, ip),
+            Err(_) => cells.push_str("(invalid)"),
+        }
+        ends[2] = cells.len();
+        match &node.pod_subnet {
+            Some(subnet) => address::push_net(&mut cells, subnet),
+            None => cells.push_str("(none)"),
+        }
+        ends[3] = cells.len();
+        cells.push_str(match node.pod_subnet {
+            Some(_) => node.subnet_source.as_str(),
+            None => "-",
+        });
+        ends[4] = cells.len();
+        let _ = match node.pod_subnet {
+            Some(_) => write!(cells, "{}", node.usable_pod_addresses),
+            None => cells.write_str("-"),
+        };
+        ends[5] = cells.len();
+        rows.push(ends);
+    }
+    let row_cells = |row: usize| {
+        let start = if row == 0 { 0 } else { rows[row - 1][5] };
+        let mut from = start;
+        rows[row].map(|end| {
+            let cell = &cells[from..end];
+            from = end;
+            cell
+        })
+    };
+    let mut widths = [0; 6];
+    for row in 0..rows.len() {
+        for (width, cell) in widths.iter_mut().zip(row_cells(row)) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line: usize = widths.iter().map(|width| width + 2).sum();
+    out.reserve(rows.len() * (line + 1));
+    for row in 0..rows.len() {
+        let [first @ .., last] = row_cells(row);
+        out.push_str("  ");
+        for (cell, width) in first.into_iter().zip(widths) {
+            out.push_str(cell);
+            let pad = width - cell.chars().count() + 2;
+            out.extend(std::iter::repeat_n(' ', pad));
+        }
+        // The last cell is a count or `-`: what the row ends with is never padding.
+        out.push_str(last);
+        out.push('\n');
+    }
 }
 
 /// The distribution when it is not kubeadm: RKE2's release, what it bundles and how the nodes
@@ -523,6 +567,77 @@ impl miette::Diagnostic for Drawn<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Columns are as wide as their widest cell counted in characters, a name is escaped and cut
+    /// as everywhere else, and no row ends in padding.
+    #[test]
+    fn the_node_table_pads_by_characters_and_escapes_names() {
+        let long = "n".repeat(120);
+        let yaml = format!(
+            "apiVersion: hybridgen/v1
+kind: Cluster
+metadata: {{name: demo}}
+kubernetes: {{version: \"1.30.2\"}}
+network: {{clusterCidr: 10.244.0.0/16, serviceCidr: 10.96.0.0/12}}
+flannel: {{backend: vxlan}}
+nodes:
+  - {{name: ctrl, os: linux, roles: [controlplane, etcd], address: 192.168.10.10}}
+  - {{name: \"wörker\\e[2J\", os: linux, roles: [worker], address: 192.168.10.200}}
+  - {{name: {long}, os: windows, roles: [worker], address: 192.168.10.7, podCidr: 10.244.9.0/24}}
+"
+        );
+        let spec: Spec = serde_yaml::from_str(&yaml).unwrap();
+        let plan = Plan::build(&spec);
+        let mut table = String::new();
+        push_node_table(&mut table, &plan);
+        let cut = format!("{}… (20 more characters)", "n".repeat(100));
+        let pad = |text: &str, width: usize| {
+            format!("{text}{}", " ".repeat(width - text.chars().count()))
+        };
+        let width = cut.chars().count() + 2;
+        let expected = [
+            (
+                "NODE",
+                "OS       ",
+                "ADDRESS         ",
+                "POD SUBNET     ",
+                "SUBNET     ",
+                "POD ADDRESSES",
+            ),
+            (
+                "ctrl",
+                "linux    ",
+                "192.168.10.10   ",
+                "10.244.0.0/24  ",
+                "predicted  ",
+                "253",
+            ),
+            (
+                "wörker\\e[2J",
+                "linux    ",
+                "192.168.10.200  ",
+                "10.244.1.0/24  ",
+                "predicted  ",
+                "253",
+            ),
+            (
+                cut.as_str(),
+                "windows  ",
+                "192.168.10.7    ",
+                "10.244.9.0/24  ",
+                "pinned     ",
+                "252",
+            ),
+        ]
+        .map(|(name, os, address, subnet, source, count)| {
+            format!(
+                "  {}{os}{address}{subnet}{source}{count}\n",
+                pad(name, width)
+            )
+        })
+        .concat();
+        assert_eq!(table, expected);
+    }
 
     /// Every read gives what miette's own reader gives on the whole text: the same bytes, span,
     /// line, column and line count, for each line ending, span and amount of context.

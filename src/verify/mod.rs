@@ -261,8 +261,7 @@ impl Comparison {
         text.push('\n');
         // Names and notes hold values from the captures and the command line.
         escape::no_workflow_commands(
-            &text
-                .lines()
+            text.lines()
                 .map(|line| format!("{}\n", escape::inline(line)))
                 .collect::<String>(),
         )
