@@ -42,10 +42,11 @@ pub(super) struct Cut {
     pub column: usize,
 }
 
-/// The share of the text the head takes, as a fraction: the thread that parses the head then joins
-/// the parts, plans and runs the rules alone (about 340M of 1,500M instructions at 65,536 nodes),
-/// so the head is the smaller part, and the two threads run about as long (BENCHMARKS.md).
-const HEAD_SHARE: (usize, usize) = (5, 14);
+/// The share of the text the head takes, as a fraction. Both threads parse at the same rate, and
+/// what the first does after the join cannot start before the second is done, so halves end
+/// together: with a smaller head the first thread waited a third of the parse for the second
+/// (BENCHMARKS.md, "Memory and time at 65,536 nodes").
+const HEAD_SHARE: (usize, usize) = (1, 2);
 
 /// The first line from [`HEAD_SHARE`] of the text on that begins a list item, preferring the least
 /// indented one within the next few hundred lines (the top-level list, not a list inside an item).
