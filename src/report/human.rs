@@ -10,6 +10,7 @@ use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
     SourceCode, SourceSpan, SpanContents,
 };
+use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
 /// How to draw: colour and width are decided once by the caller (terminal, `NO_COLOR`).
@@ -317,20 +318,21 @@ fn artifacts_text(artifacts: &[String]) -> String {
 /// The text findings are drawn from, with its line starts found once: miette's `SourceCode` for a
 /// string counts lines from the top of the file on every read, which made 8,192 findings in a
 /// 65,536-node spec take minutes. Here each read hands miette only the lines around its span.
-struct LinedSource {
+struct LinedSource<'a> {
     name: String,
     text: String,
-    /// Where each line starts, a line ending at `\n`, `\r\n` or a lone `\r`, as miette counts.
-    line_starts: Vec<usize>,
+    /// Where each line starts, a line ending at `\n`, `\r\n` or a lone `\r`, as miette counts;
+    /// the file's own index, borrowed (megabytes for a large spec).
+    line_starts: Cow<'a, [usize]>,
 }
 
 /// Lines of context miette shows above and below a finding.
 const CONTEXT_LINES: usize = 1;
 
-impl LinedSource {
+impl<'a> LinedSource<'a> {
     /// The lines a report's findings show, as [`FileReport::shown_text`] gives them, under the
     /// report's name as a terminal may get it.
-    fn shown(report: &FileReport) -> Self {
+    fn shown(report: &'a FileReport) -> Self {
         let raw = report.file.source.text();
         // Line starts as the shown text has them: a lone `\r` is shown as `?`, never a break, so
         // they are the file's own, counted once for the file.
@@ -356,7 +358,7 @@ impl LinedSource {
         LinedSource {
             name: escape::inline(report.name()),
             text: report.shown_text(&windows),
-            line_starts: line_starts.to_vec(),
+            line_starts: Cow::Borrowed(line_starts),
         }
     }
 
@@ -367,7 +369,7 @@ impl LinedSource {
         let bytes = text.as_bytes();
         let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes)
             .filter(|&at| bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n'));
-        let line_starts = std::iter::once(0).chain(breaks.map(|at| at + 1)).collect();
+        let line_starts = Cow::Owned(std::iter::once(0).chain(breaks.map(|at| at + 1)).collect());
         LinedSource {
             name: name.to_string(),
             text,
@@ -382,7 +384,7 @@ impl LinedSource {
     }
 }
 
-impl LinedSource {
+impl LinedSource<'_> {
     /// A span on a line longer than `LONG_LINE`: only `SNIPPET_REACH` bytes each side of it, and
     /// no context lines, so that a finding in a one-line capture of megabytes quotes a few
     /// hundred bytes, not the line.
@@ -397,8 +399,7 @@ impl LinedSource {
         let line_end = self
             .line_starts
             .get(line + 1)
-            .copied()
-            .unwrap_or(self.text.len());
+            .map_or(self.text.len(), |&next| next.min(self.text.len()));
         if line_end - line_start <= LONG_LINE {
             return Ok(None);
         }
@@ -456,12 +457,13 @@ fn lines_around(
     };
     let first = line_of(span.start).saturating_sub(before + 1);
     let last = line_of(span.start.max(span.end.saturating_sub(1))) + after + 2;
-    let start = line_starts.get(first).copied().unwrap_or(0);
-    let end = line_starts.get(last).copied().unwrap_or(text_len);
+    // The shown text ends with the last window: line starts past it are clamped to its end.
+    let start = line_starts.get(first).map_or(0, |&start| start.min(text_len));
+    let end = line_starts.get(last).map_or(text_len, |&end| end.min(text_len));
     start..end.max(start)
 }
 
-impl SourceCode for LinedSource {
+impl SourceCode for LinedSource<'_> {
     fn read_span<'a>(
         &'a self,
         span: &SourceSpan,
@@ -503,7 +505,7 @@ fn shown_span(span: &std::ops::Range<usize>) -> SourceSpan {
 /// A finding as miette draws it.
 struct Drawn<'a> {
     finding: &'a Located<'a>,
-    source: &'a LinedSource,
+    source: &'a LinedSource<'a>,
 }
 
 /// A message, help or label as the terminal gets it: cut short, every control character shown.

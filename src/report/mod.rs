@@ -130,7 +130,7 @@ impl<'a> FileReport<'a> {
     /// and every control character a terminal would act on shown as `?`, byte for byte. Every
     /// other byte is blank, line breaks kept, so that positions stay put, nothing unmasked can be
     /// shown, and only the windows are scanned: a report does not mask a whole 8.5 MiB spec to
-    /// show a few lines of it.
+    /// show a few lines of it. The text ends where the last window ends; nothing after it is read.
     pub fn shown_text(&self, windows: &[Range<usize>]) -> String {
         let text = self.file.source.text();
         let mut secrets = self.file.inline_secrets.clone();
@@ -139,9 +139,10 @@ impl<'a> FileReport<'a> {
             // found by their place in the text instead.
             secrets.extend(crate::redact::secret_values_by_place(text));
         }
-        let mut shown: Vec<u8> = text
-            .bytes()
-            .map(|byte| if byte == b'\n' { b'\n' } else { b' ' })
+        let end = windows.iter().map(|window| window.end).max().unwrap_or(0);
+        let mut shown: Vec<u8> = text.as_bytes()[..end.min(text.len())]
+            .iter()
+            .map(|&byte| if byte == b'\n' { b'\n' } else { b' ' })
             .collect();
         for window in windows {
             let Some(part) = text.get(window.clone()) else {
