@@ -458,8 +458,12 @@ fn lines_around(
     let first = line_of(span.start).saturating_sub(before + 1);
     let last = line_of(span.start.max(span.end.saturating_sub(1))) + after + 2;
     // The shown text ends with the last window: line starts past it are clamped to its end.
-    let start = line_starts.get(first).map_or(0, |&start| start.min(text_len));
-    let end = line_starts.get(last).map_or(text_len, |&end| end.min(text_len));
+    let start = line_starts
+        .get(first)
+        .map_or(0, |&start| start.min(text_len));
+    let end = line_starts
+        .get(last)
+        .map_or(text_len, |&end| end.min(text_len));
     start..end.max(start)
 }
 
