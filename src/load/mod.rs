@@ -85,6 +85,9 @@ pub trait Items: Default + Send {
     fn take(&mut self, item: serde_json::Value) -> bool;
     /// Takes the items another part of the same file took, which came after these.
     fn append(&mut self, later: Self);
+    /// Told, before the first item, how long the text they come from is: room can be made for
+    /// them at once instead of growing by copying.
+    fn expect_text(&mut self, _text_len: usize) {}
 }
 
 /// No sink: every item stays in the value.

@@ -204,7 +204,11 @@ impl<I: Items> Builder<I> {
             limits,
             part,
             streamed_key,
-            items: I::default(),
+            items: {
+                let mut items = I::default();
+                items.expect_text(text_len);
+                items
+            },
             shape: Shape::default(),
         }
     }
