@@ -47,8 +47,9 @@ pub(crate) fn emit(text: &str, outcome: Outcome) -> Outcome {
 
 /// Leaves what a run built to the end of the process, which is near: freeing a large spec value by
 /// value (and handing each freed page back) takes longer than the kernel takes to reclaim the
-/// whole heap at exit, about 8% of a 65,536-node `plan` (BENCHMARKS.md). Nothing dropped this way
-/// holds a file, a lock or unwritten output.
+/// whole heap at exit: about 8% of a 65,536-node `plan` that prints its plan, 3% of one with
+/// `--quiet` (BENCHMARKS.md, "The plan's text ..."). Nothing dropped this way holds a file, a lock
+/// or unwritten output.
 pub(crate) fn leave_to_exit<T>(values: T) {
     std::mem::forget(values);
 }
