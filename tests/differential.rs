@@ -5,37 +5,14 @@
 //! specs, and on hostile shapes: the same findings, spans, plan, reports in every format and
 //! rendered files, byte for byte.
 
+#[path = "support/repository_yaml.rs"]
+mod repository_yaml;
 #[path = "../benches/support/spec_gen.rs"]
 mod spec_gen;
 
 use hybridgen::pipeline::{self, Checked};
 use hybridgen::render;
 use hybridgen::report::{github, human, json, sarif};
-use serde_json::Value;
-use std::path::Path;
-
-fn repository_specs() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut specs = Vec::new();
-    for folder in [
-        "examples",
-        "templates",
-        "tests/fixtures",
-        "tests/fixtures/valid",
-        "tests/fixtures/invalid",
-        "tests/fixtures/render",
-    ] {
-        for entry in std::fs::read_dir(root.join(folder)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "yaml") {
-                let text = std::fs::read_to_string(&path).unwrap();
-                specs.push((path.display().to_string(), text));
-            }
-        }
-    }
-    specs.sort();
-    specs
-}
 
 /// Generated specs, large enough to be parsed in two parts, and shapes that leave the short way
 /// at a node, at the end, or in the middle of the file.
@@ -121,24 +98,6 @@ fn outputs(checked: &Checked) -> Vec<String> {
     outputs
 }
 
-fn pointers(value: &Value, pointer: String, found: &mut Vec<String>) {
-    match value {
-        Value::Object(members) => {
-            for (name, member) in members {
-                let token = hybridgen::load::escape_pointer_token(name);
-                pointers(member, format!("{pointer}/{token}"), found);
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                pointers(item, format!("{pointer}/{index}"), found);
-            }
-        }
-        _ => {}
-    }
-    found.push(pointer);
-}
-
 /// The span of every value and key the document has.
 fn every_span(checked: &Checked) -> Vec<String> {
     let Some(spans) = &checked.file.spans else {
@@ -147,9 +106,7 @@ fn every_span(checked: &Checked) -> Vec<String> {
     let Ok(document) = hybridgen::load::load(&checked.file.source) else {
         return Vec::new();
     };
-    let mut found = Vec::new();
-    pointers(&document.value, String::new(), &mut found);
-    found
+    hybridgen::load::every_pointer(&document.value)
         .into_iter()
         .map(|pointer| {
             let value = spans.value_span(&pointer);
@@ -178,7 +135,7 @@ fn assert_same(name: &str, text: &str) {
 
 #[test]
 fn every_repository_spec_checks_the_same_both_ways() {
-    let specs = repository_specs();
+    let specs = repository_yaml::repository_yaml();
     assert!(specs.len() > 330, "{} specs", specs.len());
     for (name, text) in &specs {
         assert_same(name, text);

@@ -1,6 +1,9 @@
 //! Texts the loader's tests read in every way they can be read: every spec and fixture of the
 //! repository, generated node lists, and shapes that step outside what the short ways take.
 
+#[path = "../../tests/support/repository_yaml.rs"]
+mod repository_yaml;
+
 use super::{Items, SpanIndex};
 use serde_json::Value;
 
@@ -19,28 +22,9 @@ impl Items for Kept {
     }
 }
 
-fn pointers(value: &Value, pointer: String, found: &mut Vec<String>) {
-    match value {
-        Value::Object(members) => {
-            for (name, member) in members {
-                let token = crate::load::escape_pointer_token(name);
-                pointers(member, format!("{pointer}/{token}"), found);
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                pointers(item, format!("{pointer}/{index}"), found);
-            }
-        }
-        _ => {}
-    }
-    found.push(pointer);
-}
-
 /// Every span of `value`'s paths, with the list `streamed` (when given) standing for `items`.
 pub fn every_span(value: &Value, spans: &SpanIndex) -> Vec<String> {
-    let mut found = Vec::new();
-    pointers(value, String::new(), &mut found);
+    let mut found = super::every_pointer(value);
     found.sort();
     found
         .into_iter()
@@ -53,24 +37,7 @@ pub fn every_span(value: &Value, spans: &SpanIndex) -> Vec<String> {
 }
 
 pub fn texts() -> Vec<(String, String)> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut texts = Vec::new();
-    for folder in [
-        "examples",
-        "templates",
-        "tests/fixtures",
-        "tests/fixtures/valid",
-        "tests/fixtures/invalid",
-        "tests/fixtures/render",
-    ] {
-        for entry in std::fs::read_dir(root.join(folder)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "yaml") {
-                let text = std::fs::read_to_string(&path).unwrap();
-                texts.push((path.display().to_string(), text));
-            }
-        }
-    }
+    let mut texts = repository_yaml::repository_yaml();
     let node = |i: usize| {
         format!(
             "  - name: node-{i}\n    os: {}\n    roles: [worker]\n    address: 10.0.{}.{}\n",

@@ -11,7 +11,7 @@ mod span_index;
 mod split;
 mod syntax;
 
-pub use span_index::{SpanIndex, escape as escape_pointer_token};
+pub use span_index::{SpanIndex, escape as escape_pointer_token, every_pointer};
 
 use crate::source::SourceFile;
 use std::ops::Range;

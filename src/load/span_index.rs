@@ -344,6 +344,30 @@ pub fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
+/// The JSON Pointer of every value in `value`, the root (`""`) included, each after the values
+/// inside it: what a span index of the same document must answer for.
+pub fn every_pointer(value: &serde_json::Value) -> Vec<String> {
+    fn walk(value: &serde_json::Value, pointer: String, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(members) => {
+                for (name, member) in members {
+                    walk(member, format!("{pointer}/{}", escape(name)), found);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    walk(item, format!("{pointer}/{index}"), found);
+                }
+            }
+            _ => {}
+        }
+        found.push(pointer);
+    }
+    let mut found = Vec::new();
+    walk(value, String::new(), &mut found);
+    found
+}
+
 fn unescape(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }
