@@ -3,8 +3,7 @@
 use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::load::{self, Document, LoadedFile, SpanIndex};
 use crate::plan::Plan;
-use crate::render;
-use crate::report::FileReport;
+use crate::report::{ArtifactPaths, FileReport, Planned};
 use crate::rules::{self, input};
 use crate::schema;
 use crate::source::SourceFile;
@@ -20,8 +19,8 @@ pub struct Checked {
     pub spec: Option<Spec>,
     pub plan: Option<Plan>,
     pub diagnostics: Vec<Diagnostic>,
-    /// What `render` would write, when the spec has no errors.
-    pub artifacts: Vec<String>,
+    /// What `render` would write, listed when a report first shows it.
+    artifacts: ArtifactPaths,
 }
 
 /// Checks the raw bytes of one spec file. Each stage runs only on what the previous one accepted.
@@ -109,15 +108,23 @@ fn check_thoroughly(source: SourceFile, decoded: Result<(), load::LoadError>) ->
 #[derive(Default)]
 struct TypedNodes(Vec<Node>);
 
+impl TypedNodes {
+    fn push(&mut self, node: Option<Node>) -> bool {
+        node.map(|node| self.0.push(node)).is_some()
+    }
+}
+
 impl load::Items for TypedNodes {
     fn take(&mut self, item: serde_json::Value) -> bool {
-        match schema::accepted_node(item) {
-            Some(node) => {
-                self.0.push(node);
-                true
-            }
-            None => false,
-        }
+        self.push(schema::accepted_node(item))
+    }
+
+    /// A node is typed from its members: no JSON object is made of it.
+    fn take_members<'k>(
+        &mut self,
+        members: impl Iterator<Item = (&'k str, serde_json::Value)>,
+    ) -> bool {
+        self.push(schema::accepted_node_members(members))
     }
 
     fn append(&mut self, later: Self) {
@@ -137,20 +144,6 @@ impl load::Items for TypedNodes {
 /// About the fewest bytes a node is written in (`- {name: w1, os: linux, roles: [worker],
 /// address: 10.0.0.1}` is 57): a spec whose nodes are shorter only grows its list as it goes.
 const SHORTEST_NODE: usize = 48;
-
-/// The paths `render` would write; nothing is rendered.
-fn artifact_paths(spec: &Spec, plan: &Plan, diagnostics: &[Diagnostic]) -> Vec<String> {
-    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
-        return Vec::new();
-    }
-    let secrets = render::Secrets::default();
-    let input = render::Input {
-        spec,
-        plan,
-        secrets: &secrets,
-    };
-    render::artifact_paths(&input).unwrap_or_default()
-}
 
 /// Where a spec may hold a secret written inline.
 const SECRET_POINTERS: [&str; 3] = [
@@ -199,7 +192,7 @@ impl Checked {
             spec: None,
             plan: None,
             diagnostics: Vec::new(),
-            artifacts: Vec::new(),
+            artifacts: ArtifactPaths::default(),
         }
     }
 
@@ -221,7 +214,6 @@ impl Checked {
     fn finish(&mut self, spec: Spec) {
         let plan = Plan::build(&spec);
         self.diagnostics = rules::run(&spec, &plan);
-        self.artifacts = artifact_paths(&spec, &plan, &self.diagnostics);
         self.spec = Some(spec);
         self.plan = Some(plan);
     }
@@ -234,10 +226,24 @@ impl Checked {
     /// The report of these findings in this file, with the plan when there is one.
     pub fn report<'a>(&'a self, diagnostics: &'a [Diagnostic]) -> FileReport<'a> {
         let report = FileReport::new(&self.file, diagnostics);
-        match (&self.spec, &self.plan) {
-            (Some(spec), Some(plan)) => report.with_plan(spec, plan, &self.artifacts),
-            _ => report,
+        match self.planned() {
+            Some(planned) => report.with_plan(planned),
+            None => report,
         }
+    }
+
+    /// The paths `render` would write, sorted; none when the spec did not plan or has errors.
+    pub fn artifact_paths(&self) -> &[String] {
+        self.planned().map_or(&[], |planned| planned.artifacts())
+    }
+
+    fn planned(&self) -> Option<Planned<'_>> {
+        let (spec, plan) = (self.spec.as_ref()?, self.plan.as_ref()?);
+        let renders = !self
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error);
+        Some(Planned::new(spec, plan, &self.artifacts, renders))
     }
 }
 

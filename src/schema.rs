@@ -121,6 +121,13 @@ pub(crate) fn accepted_node(item: Value) -> Option<Node> {
     strict::type_strictly::<Node>(item).filter(|node| !node.roles.is_empty())
 }
 
+/// A node given as its members, typed as [`accepted_node`] types the object they make.
+pub(crate) fn accepted_node_members<'k>(
+    members: impl Iterator<Item = (&'k str, Value)>,
+) -> Option<Node> {
+    strict::type_members_strictly::<Node>(members).filter(|node| !node.roles.is_empty())
+}
+
 /// The spec as the schema accepts it: the document without its node list (`top`, whose `nodes`
 /// is empty) typed, with the nodes typed one by one as they were read. `None` when only the
 /// schema can say what is wrong, or when an empty node list breaks its `minItems`.

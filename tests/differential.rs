@@ -79,7 +79,7 @@ fn outputs(checked: &Checked) -> Vec<String> {
         format!("{:?}", checked.diagnostics),
         serde_json::to_string(&checked.spec).unwrap(),
         format!("{:?}", checked.plan),
-        checked.artifacts.join("\n"),
+        checked.artifact_paths().join("\n"),
         masked_text(checked),
         human::render(&reports, style),
         json::render(&reports),

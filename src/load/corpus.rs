@@ -9,7 +9,7 @@ use serde_json::Value;
 
 /// Keeps every item it is handed.
 #[derive(Default, Debug, PartialEq)]
-pub struct Kept(Vec<Value>);
+pub struct Kept(pub Vec<Value>);
 
 impl Items for Kept {
     fn take(&mut self, item: Value) -> bool {

@@ -83,6 +83,18 @@ impl LoadedFile {
 pub trait Items: Default + Send {
     /// Takes one item; false when it cannot, which stops the load.
     fn take(&mut self, item: serde_json::Value) -> bool;
+    /// Takes one item that is a mapping of a few members, given in the order of its keys (the
+    /// order of the JSON object they would make), before any object is made of them: a sink that
+    /// types its items needs none.
+    fn take_members<'k>(
+        &mut self,
+        members: impl Iterator<Item = (&'k str, serde_json::Value)>,
+    ) -> bool {
+        let object = members
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect();
+        self.take(serde_json::Value::Object(object))
+    }
     /// Takes the items another part of the same file took, which came after these.
     fn append(&mut self, later: Self);
     /// Told, before the first item, how long the text they come from is: room can be made for
@@ -346,6 +358,34 @@ mod tests {
     fn non_utf8_bytes_are_reported_where_they_start() {
         let (_, check) = decode("t.yaml", b"a: 1\nb: \xff\n".to_vec());
         assert_eq!(check.unwrap_err().span, 8..9);
+    }
+
+    /// What a sink is handed, mappings given as their members included, is the list the whole
+    /// document holds when nothing streams: the same items, each member with its own value.
+    #[test]
+    fn streamed_items_are_the_items_of_the_whole_document() {
+        let mut compared = 0;
+        for (name, text) in corpus::texts() {
+            let source = SourceFile::new(name.as_str(), text);
+            let Ok(whole) = load(&source) else {
+                continue;
+            };
+            let Some(serde_json::Value::Array(expected)) = whole.value.get("nodes") else {
+                continue;
+            };
+            let streamed = load_streamed::<corpus::Kept>(&source, "nodes");
+            let Ok(Some(streamed)) = streamed else {
+                panic!("{name}: {streamed:?}");
+            };
+            assert_eq!(&streamed.items.0, expected, "{name}");
+            assert_eq!(
+                streamed.document.value["nodes"],
+                serde_json::json!([]),
+                "{name}"
+            );
+            compared += 1;
+        }
+        assert!(compared > 150, "{compared} texts");
     }
 
     /// Every spec and fixture of the repository, and the scalars where YAML readers are known to

@@ -148,6 +148,10 @@ impl From<LoadError> for Stop {
     }
 }
 
+/// The most members a mapping item goes to the sink as members rather than as an object: a
+/// spec's node has eight fields, and placing each value costs a pass over its siblings.
+const MEMBERS_HANDED_OVER: usize = 16;
+
 /// An open list or mapping.
 struct Frame {
     node: u32,
@@ -431,8 +435,31 @@ impl<I: Items> Builder<I> {
         if let Some(parent) = self.stack.last_mut() {
             parent.last_child_end = parent.last_child_end.max(span.end);
         }
+        let children = self.edges.len() - frame.edges_from;
+        let to_sink_as_members = frame.is_mapping
+            && children <= MEMBERS_HANDED_OVER
+            && self.stack.last().is_some_and(|parent| parent.streams);
+        let value = (!to_sink_as_members).then(|| self.collect_value(&frame));
+        self.spans
+            .close(frame.node, span, &mut self.edges[frame.edges_from..]);
+        if let Some((name, key)) = self.spans.first_duplicate(frame.node) {
+            return Err(LoadError::new(key, format!("duplicate key `{name}`"))
+                .help("remove one of the two entries; a key may appear once in a mapping")
+                .into());
+        }
+        match value {
+            Some(value) => {
+                self.edges.truncate(frame.edges_from);
+                self.finish_value(value)
+            }
+            None => self.hand_over_members(&frame),
+        }
+    }
+
+    /// The value of a closing collection, made of its children's values (in document order).
+    fn collect_value(&mut self, frame: &Frame) -> Value {
         let values = self.values.drain(frame.values_from..);
-        let value = if frame.is_mapping {
+        if frame.is_mapping {
             let keys = self.edges[frame.edges_from..].iter();
             let members = keys
                 .zip(values)
@@ -440,16 +467,28 @@ impl<I: Items> Builder<I> {
             Value::Object(members.collect::<Map<String, Value>>())
         } else {
             Value::Array(values.collect())
-        };
-        self.spans
-            .close(frame.node, span, &mut self.edges[frame.edges_from..]);
-        self.edges.truncate(frame.edges_from);
-        if let Some((name, key)) = self.spans.first_duplicate(frame.node) {
-            return Err(LoadError::new(key, format!("duplicate key `{name}`"))
-                .help("remove one of the two entries; a key may appear once in a mapping")
-                .into());
         }
-        self.finish_value(value)
+    }
+
+    /// Gives the sink a closed mapping item as its members, in key order: its edges, which the
+    /// span index has just sorted by key, each with its value. The values are in document order,
+    /// as the children's node ids are, so a value's place is the number of siblings read before
+    /// it.
+    fn hand_over_members(&mut self, frame: &Frame) -> Result<(), Stop> {
+        let edges = &self.edges[frame.edges_from..];
+        let values = &mut self.values[frame.values_from..];
+        let spans = &self.spans;
+        let members = edges.iter().map(|&(key, node)| {
+            let read_before = edges.iter().filter(|sibling| sibling.1 < node).count();
+            (
+                spans.key_text(key),
+                std::mem::take(&mut values[read_before]),
+            )
+        });
+        let taken = self.items.take_members(members);
+        self.edges.truncate(frame.edges_from);
+        self.values.truncate(frame.values_from);
+        if taken { Ok(()) } else { Err(Stop::Declined) }
     }
 }
 

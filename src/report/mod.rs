@@ -11,9 +11,11 @@ use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::escape;
 use crate::load::LoadedFile;
 use crate::plan::Plan;
+use crate::render;
 use crate::source::{Position, SourceFile};
 use crate::spec::Spec;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// A finding with its place in the file worked out.
 pub struct Located<'a> {
@@ -76,8 +78,47 @@ pub fn shown_text(text: &str) -> std::borrow::Cow<'_, str> {
 pub struct Planned<'a> {
     pub spec: &'a Spec,
     pub plan: &'a Plan,
-    pub artifacts: &'a [String],
+    artifacts: &'a ArtifactPaths,
+    /// Whether `render` would write anything: not for a spec with errors.
+    renders: bool,
 }
+
+impl<'a> Planned<'a> {
+    pub fn new(
+        spec: &'a Spec,
+        plan: &'a Plan,
+        artifacts: &'a ArtifactPaths,
+        renders: bool,
+    ) -> Self {
+        Planned {
+            spec,
+            plan,
+            artifacts,
+            renders,
+        }
+    }
+
+    /// The paths `render` would write, sorted; none for a spec with errors. Nothing is rendered.
+    pub fn artifacts(&self) -> &'a [String] {
+        self.artifacts.0.get_or_init(|| {
+            if !self.renders {
+                return Vec::new();
+            }
+            let secrets = render::Secrets::default();
+            let input = render::Input {
+                spec: self.spec,
+                plan: self.plan,
+                secrets: &secrets,
+            };
+            render::artifact_paths(&input).unwrap_or_default()
+        })
+    }
+}
+
+/// The paths `render` would write, listed when a report first shows them: `--quiet` and the
+/// machine formats never do, and a 65,536-node spec has about 200,000 of them.
+#[derive(Debug, Default)]
+pub struct ArtifactPaths(OnceLock<Vec<String>>);
 
 impl<'a> FileReport<'a> {
     pub fn new(file: &'a LoadedFile, diagnostics: &'a [Diagnostic]) -> Self {
@@ -110,13 +151,9 @@ impl<'a> FileReport<'a> {
     }
 
     /// The report of a spec that planned, which the human format shows first.
-    pub fn with_plan(self, spec: &'a Spec, plan: &'a Plan, artifacts: &'a [String]) -> Self {
+    pub fn with_plan(self, planned: Planned<'a>) -> Self {
         Self {
-            planned: Some(Planned {
-                spec,
-                plan,
-                artifacts,
-            }),
+            planned: Some(planned),
             ..self
         }
     }

@@ -18,6 +18,13 @@ pub(crate) fn type_strictly<T: de::DeserializeOwned>(value: Value) -> Option<T> 
     T::deserialize(Strict(value)).ok()
 }
 
+/// The members of a mapping typed as `T`, as [`type_strictly`] types the object they make.
+pub(crate) fn type_members_strictly<'k, T: de::DeserializeOwned>(
+    members: impl Iterator<Item = (&'k str, Value)>,
+) -> Option<T> {
+    T::deserialize(MapOf(Members::of(members))).ok()
+}
+
 /// Why strict typing stopped; the reference path says it properly.
 #[derive(Debug)]
 struct Refused;
@@ -123,6 +130,61 @@ impl<'de> Deserializer<'de> for Strict {
     }
 }
 
+/// A mapping given as its members: it types as a struct or a map, as [`Strict`] types an object.
+/// Anything else is refused, which leaves the value to the reference path.
+struct MapOf<M>(Members<M>);
+
+impl<'de, M, N> Deserializer<'de> for MapOf<M>
+where
+    M: Iterator<Item = (N, Value)>,
+    N: IntoDeserializer<'de, Refused>,
+{
+    type Error = Refused;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        visitor.visit_map(self.0)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Refused> {
+        visitor.visit_map(self.0)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Refused> {
+        Err(Refused)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _visitor: V,
+    ) -> Result<V::Value, Refused> {
+        Err(Refused)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Refused> {
+        Err(Refused)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Refused> {
+        Err(Refused)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct tuple tuple_struct identifier ignored_any map
+    }
+}
+
 struct Items(std::vec::IntoIter<Value>);
 
 impl<'de> SeqAccess<'de> for Items {
@@ -139,21 +201,33 @@ impl<'de> SeqAccess<'de> for Items {
     }
 }
 
-struct Members {
-    members: serde_json::map::IntoIter,
+/// A mapping's members, each a name and its value: an object's, or a mapping's given before any
+/// object was made of it.
+struct Members<M> {
+    members: M,
     value: Option<Value>,
 }
 
-impl Members {
+impl Members<serde_json::map::IntoIter> {
     fn new(members: Map<String, Value>) -> Self {
+        Members::of(members.into_iter())
+    }
+}
+
+impl<M> Members<M> {
+    fn of(members: M) -> Self {
         Members {
-            members: members.into_iter(),
+            members,
             value: None,
         }
     }
 }
 
-impl<'de> MapAccess<'de> for Members {
+impl<'de, M, N> MapAccess<'de> for Members<M>
+where
+    M: Iterator<Item = (N, Value)>,
+    N: IntoDeserializer<'de, Refused>,
+{
     type Error = Refused;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -164,8 +238,7 @@ impl<'de> MapAccess<'de> for Members {
             return Ok(None);
         };
         self.value = Some(value);
-        let name: de::value::StringDeserializer<Refused> = name.into_deserializer();
-        seed.deserialize(name).map(Some)
+        seed.deserialize(name.into_deserializer()).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Refused> {
@@ -264,5 +337,43 @@ mod tests {
         }
         // The secret reference still refuses a list beside it.
         assert!(type_strictly::<Rke2>(json!({"token": ["RKE2_TOKEN"]})).is_none());
+    }
+
+    /// A node given as its members types exactly as the object they make: the same node, or
+    /// the same refusal.
+    #[test]
+    fn members_type_as_their_object_types() {
+        let nodes = [
+            json!({"name": "w", "os": "windows", "roles": ["worker"], "address": "10.0.0.1",
+                   "windowsBuild": "10.0.17763.4010", "cloud": {"instanceId": "i-1"}}),
+            json!({"name": "l", "os": "linux", "roles": ["controlplane", "etcd"],
+                   "address": "10.0.0.2", "podCidr": "10.244.3.0/24"}),
+            json!({"name": "x", "os": "linux", "roles": ["worker"], "address": "a", "extra": 1}),
+            json!({"name": "x", "os": "linux", "roles": ["worker"], "address": "a", "podCidr": null}),
+            json!({"name": "x", "os": "macos", "roles": ["worker"], "address": "a"}),
+            json!({"name": "x", "os": "linux", "roles": "worker", "address": "a"}),
+            json!({"name": "x", "os": "linux", "roles": ["worker"]}),
+            json!({"name": 7, "os": "linux", "roles": ["worker"], "address": "a"}),
+            json!({"name": "x", "os": "linux", "roles": ["worker"], "address": "a",
+                   "cloud": {"instanceId": ["i-1"]}}),
+        ];
+        let mut typed = 0;
+        for node in nodes {
+            let Value::Object(object) = &node else {
+                unreachable!()
+            };
+            let members = object
+                .iter()
+                .map(|(key, value)| (key.as_str(), value.clone()));
+            let from_members = type_members_strictly::<Node>(members);
+            let from_object = type_strictly::<Node>(node.clone());
+            assert_eq!(
+                format!("{from_members:?}"),
+                format!("{from_object:?}"),
+                "{node}"
+            );
+            typed += usize::from(from_object.is_some());
+        }
+        assert_eq!(typed, 2);
     }
 }
