@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod cores;
 pub mod diagnostic;
 pub mod escape;
 pub mod live;

@@ -24,8 +24,7 @@ pub(super) fn parse<I: Items>(
     limits: &'static Limits,
     streamed: Option<&str>,
 ) -> Result<Parsed<I>, Stop> {
-    let two_cores = || std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1);
-    if text.len() >= SPLIT_FROM && two_cores() {
+    if text.len() >= SPLIT_FROM && crate::cores::several() {
         if let Some(cut) = cut_line(text) {
             if let Some(joined) = parse_in_parts(text, base, limits, streamed, cut) {
                 return joined;

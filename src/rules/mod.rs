@@ -12,11 +12,11 @@ pub mod rke2_live;
 pub mod topology;
 pub mod windows;
 
+use crate::cores;
 use crate::diagnostic::{Diagnostic, Rule};
 use crate::plan::Plan;
 use crate::spec::Spec;
 use std::sync::LazyLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What a rule's check reads: the typed spec and the plan computed from it.
 pub struct Context<'a> {
@@ -104,15 +104,25 @@ const TWO_THREADS_FROM_NODES: usize = 2_000;
 pub fn run(spec: &Spec, plan: &Plan) -> Vec<Diagnostic> {
     let context = Context { spec, plan };
     let checks = plan_checks();
-    let two_cores = || std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1);
-    if plan.nodes.len() < TWO_THREADS_FROM_NODES || !two_cores() {
+    if plan.nodes.len() < TWO_THREADS_FROM_NODES || !cores::several() {
         let mut found = Vec::new();
         for check in checks {
             check(&context, &mut found);
         }
         return found;
     }
-    run_on_two_threads(&context, &checks)
+    run_on_two_threads(&context, checks)
+}
+
+/// Each check's findings are kept apart and joined in the checks' order: the findings of one
+/// thread, in the same order, whichever thread ran which check.
+fn run_on_two_threads(context: &Context, checks: Vec<Check>) -> Vec<Diagnostic> {
+    let found = cores::map_in_order(checks, 2, |check| {
+        let mut found = Vec::new();
+        check(context, &mut found);
+        found
+    });
+    found.into_iter().flatten().collect()
 }
 
 /// The plan's checks, in the order their findings are listed.
@@ -125,40 +135,6 @@ fn plan_checks() -> Vec<Check> {
         .collect()
 }
 
-/// Each thread takes the next check not yet taken. Each check's findings are kept apart and
-/// joined in the checks' order, so the result is the one thread's, whichever thread ran which.
-fn run_on_two_threads(context: &Context, checks: &[Check]) -> Vec<Diagnostic> {
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done: Vec<(usize, Vec<Diagnostic>)> = Vec::new();
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(check) = checks.get(index) else {
-                return done;
-            };
-            let mut found = Vec::new();
-            check(context, &mut found);
-            done.push((index, found));
-        }
-    };
-    let mut done = std::thread::scope(|scope| {
-        // A thread that cannot be started leaves every check to this one.
-        let other = std::thread::Builder::new().spawn_scoped(scope, work);
-        let mut done = work();
-        if let Ok(other) = other {
-            done.extend(
-                other
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
-        }
-        done
-    });
-    done.sort_unstable_by_key(|(index, _)| *index);
-    done.into_iter().flat_map(|(_, found)| found).collect()
-}
-
-/// Runs every live check (`verify`): the plan against a captured cluster.
 pub fn run_live(context: &live::LiveContext) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     for registered in live::RULES.iter().chain(rke2_live::RULES) {
@@ -202,7 +178,7 @@ mod tests {
                 for check in &checks {
                     check(&context, &mut one);
                 }
-                let two = run_on_two_threads(&context, &checks);
+                let two = run_on_two_threads(&context, checks.clone());
                 assert_eq!(format!("{two:?}"), format!("{one:?}"), "{}", path.display());
                 compared += 1;
                 findings += one.len();

@@ -7,6 +7,7 @@
 
 use super::kubectl::Capture;
 use super::prune;
+use crate::cores;
 use crate::diagnostic::{Diagnostic, Location, value};
 use crate::live::Object;
 use crate::load::{self, CAPTURE, LoadedFile};
@@ -15,7 +16,6 @@ use crate::source::SourceFile;
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
 
 /// One file's bytes and the name reports give it (its path, or the kubectl command it came from).
 pub struct Input {
@@ -265,41 +265,9 @@ fn read_in_parallel(inputs: Vec<Input>, captures: &[Capture]) -> Vec<FileRead> {
     let threads = if bytes < WORTH_THREADS {
         1
     } else {
-        std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .clamp(1, inputs.len().max(1))
+        cores::available()
     };
-    if threads == 1 {
-        return inputs
-            .into_iter()
-            .map(|input| read_file(input, captures))
-            .collect();
-    }
-    let queue = Mutex::new(inputs.into_iter().enumerate());
-    let next = || queue.lock().unwrap_or_else(PoisonError::into_inner).next();
-    let mut read: Vec<(usize, FileRead)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    while let Some((index, input)) = next() {
-                        done.push((index, read_file(input, captures)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| {
-                worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
-    read.sort_by_key(|(index, _)| *index);
-    read.into_iter().map(|(_, file)| file).collect()
+    cores::map_in_order(inputs, threads, |input| read_file(input, captures))
 }
 
 fn read_file(input: Input, captures: &[Capture]) -> FileRead {
