@@ -333,24 +333,36 @@ impl<'a> LinedSource<'a> {
     /// The lines a report's findings show, as [`FileReport::shown_text`] gives them, under the
     /// report's name as a terminal may get it.
     fn shown(report: &'a FileReport) -> Self {
-        let raw = report.file.source.text();
-        // Line starts as the shown text has them: a lone `\r` is shown as `?`, never a break, so
-        // they are the file's own, counted once for the file.
-        let line_starts = report.file.source.line_starts();
-        let windows: Vec<std::ops::Range<usize>> = report
+        let source = &report.file.source;
+        // Every label of a finding, and what lies between them: miette draws labels that are
+        // close in one snippet.
+        let labelled: Vec<std::ops::Range<usize>> = report
             .findings
             .iter()
             .map(|finding| {
-                // Every label of the finding, and what lies between them: miette draws labels
-                // that are close in one snippet.
                 let spans = std::iter::once(&finding.primary.span)
                     .chain(finding.secondary.iter().map(|(place, _)| &place.span));
                 let start = spans.clone().map(|span| span.start).min().unwrap_or(0);
                 let end = spans.map(|span| span.end).max().unwrap_or(0);
+                start..end
+            })
+            .collect();
+        // The text shown ends with the last window: the line starts up to there are all it needs.
+        // They are the file's own: a lone `\r` is shown as `?`, never a break.
+        let last_line = labelled
+            .iter()
+            .map(|span| span.start.max(span.end.saturating_sub(1)))
+            .max()
+            .unwrap_or(0);
+        let shown_end = source.end_of_line_below(last_line, CONTEXT_LINES + 1);
+        let line_starts = source.line_starts_to(shown_end);
+        let windows: Vec<std::ops::Range<usize>> = labelled
+            .into_iter()
+            .map(|span| {
                 lines_around(
-                    line_starts,
-                    raw.len(),
-                    start..end,
+                    &line_starts,
+                    shown_end,
+                    span,
                     (CONTEXT_LINES, CONTEXT_LINES),
                 )
             })
@@ -358,7 +370,7 @@ impl<'a> LinedSource<'a> {
         LinedSource {
             name: escape::inline(report.name()),
             text: report.shown_text(&windows),
-            line_starts: Cow::Borrowed(line_starts),
+            line_starts,
         }
     }
 
