@@ -148,10 +148,17 @@ mod tests {
             let end = counted.end_of_line_below(offset, 2);
             assert!(end == text.len() || all.contains(&end), "{offset}");
             let part = fresh.line_starts_to(end);
-            assert_eq!(*part, all[..all.partition_point(|&start| start <= end)], "{offset}");
+            assert_eq!(
+                *part,
+                all[..all.partition_point(|&start| start <= end)],
+                "{offset}"
+            );
         }
         assert!(counted.line_starts.get().is_none());
-        assert_eq!(counted.end_of_line_below(0, 0), text.find('\n').unwrap() + 1);
+        assert_eq!(
+            counted.end_of_line_below(0, 0),
+            text.find('\n').unwrap() + 1
+        );
         assert_eq!(counted.end_of_line_below(text.len(), 3), text.len());
     }
 

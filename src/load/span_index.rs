@@ -118,12 +118,15 @@ impl SpanNode {
 }
 
 impl SpanIndex {
-    /// An empty index with room for every value `text_len` bytes of YAML can hold, so that it
-    /// never grows by copying. A value takes at least two bytes (`1,`); pages never written to
-    /// cost no memory.
+    /// An empty index with room for every value `text_len` bytes of YAML can hold, and for the
+    /// edge to each, so that neither list grows by copying (nor when a later part of a split file
+    /// is adopted). A value takes at least two bytes (`1,`); pages never written to cost no
+    /// memory.
     pub(super) fn for_text(text_len: usize, max_values: usize) -> Self {
+        let values = (text_len / 2).min(max_values);
         SpanIndex {
-            nodes: Vec::with_capacity((text_len / 2).min(max_values)),
+            nodes: Vec::with_capacity(values),
+            edges: Vec::with_capacity(values),
             ..SpanIndex::default()
         }
     }
@@ -271,6 +274,10 @@ impl SpanIndex {
             };
             (key, node + node_offset)
         };
+        // The adopted edges and the parent's new list of children, in one step at most.
+        let parent_children = self.nodes[parent as usize].edge_count() as usize;
+        self.edges
+            .reserve(later.edges.len() + parent_children + later_root.edge_count() as usize);
         self.edges.extend(later.edges.iter().copied().map(moved));
         let adopted = later_root.first_edge as usize
             ..(later_root.first_edge + later_root.edge_count()) as usize;
