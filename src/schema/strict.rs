@@ -130,8 +130,9 @@ impl<'de> Deserializer<'de> for Strict {
     }
 }
 
-/// A mapping given as its members: it types as a struct or a map, as [`Strict`] types an object.
-/// Anything else is refused, which leaves the value to the reference path.
+/// A mapping given as its members: every request is answered with the map, so it types as a
+/// struct or a map, as [`Strict`] types an object, and anything else (an option, a list, an enum)
+/// is refused by the type's own visitor, which leaves the value to the reference path.
 struct MapOf<M>(Members<M>);
 
 impl<'de, M, N> Deserializer<'de> for MapOf<M>
@@ -145,43 +146,9 @@ where
         visitor.visit_map(self.0)
     }
 
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Refused> {
-        visitor.visit_map(self.0)
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _visitor: V,
-    ) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
-
-    fn deserialize_seq<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _variants: &'static [&'static str],
-        _visitor: V,
-    ) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
-
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct tuple tuple_struct identifier ignored_any map
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }
 
@@ -375,5 +342,13 @@ mod tests {
             typed += usize::from(from_object.is_some());
         }
         assert_eq!(typed, 2);
+        // Members make a mapping, nothing else: what is not a struct or a map is refused.
+        let members = || [("name", json!("w"))].into_iter();
+        assert!(type_members_strictly::<Option<Node>>(members()).is_none());
+        assert!(type_members_strictly::<Vec<Value>>(members()).is_none());
+        assert!(type_members_strictly::<crate::spec::Os>(members()).is_none());
+        assert!(type_members_strictly::<String>(members()).is_none());
+        let map = type_members_strictly::<std::collections::BTreeMap<String, String>>(members());
+        assert_eq!(map.unwrap()["name"], "w");
     }
 }
