@@ -13,6 +13,19 @@ pub fn available() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
 }
 
+/// From this many nodes, work done once per node (planning, the checks) is worth a second core:
+/// a node takes about a microsecond, a thread about a hundred.
+const TWO_CORES_FROM_NODES: usize = 2_000;
+
+/// How many threads per-node work over `nodes` nodes should use.
+pub fn threads_for_nodes(nodes: usize) -> usize {
+    if nodes >= TWO_CORES_FROM_NODES && several() {
+        2
+    } else {
+        1
+    }
+}
+
 /// `work` applied to each of `items` on up to `threads` threads (this one included), each taking
 /// the next item not yet taken; the results in the items' order. A thread that cannot be started
 /// leaves its share to the others, and a panic in `work` goes on in the caller.
@@ -21,6 +34,9 @@ pub fn map_in_order<T: Send, U: Send>(
     threads: usize,
     work: impl Fn(T) -> U + Sync,
 ) -> Vec<U> {
+    if threads <= 1 {
+        return items.into_iter().map(work).collect();
+    }
     let count = items.len();
     let queue = Mutex::new(items.into_iter().enumerate());
     let next = || queue.lock().unwrap_or_else(PoisonError::into_inner).next();
@@ -49,14 +65,23 @@ pub fn map_in_order<T: Send, U: Send>(
     done.into_iter().map(|(_, result)| result).collect()
 }
 
-/// `work` applied to each index below `count`, the first half here and the second on another
-/// core; the results in index order.
-pub fn map_indices_in_halves<U: Send>(count: usize, work: impl Fn(usize) -> U + Sync) -> Vec<U> {
-    let halves = vec![0..count / 2, count / 2..count];
-    let mut halves = map_in_order(halves, 2, |half| half.map(&work).collect::<Vec<U>>());
+/// `work` applied to each index below `count`, in `threads` equal runs of indices, each on its
+/// own core; the results in index order.
+pub fn map_indices<U: Send>(
+    count: usize,
+    threads: usize,
+    work: impl Fn(usize) -> U + Sync,
+) -> Vec<U> {
+    if threads <= 1 {
+        return (0..count).map(work).collect();
+    }
+    let runs: Vec<_> = (0..threads)
+        .map(|run| count * run / threads..count * (run + 1) / threads)
+        .collect();
+    let runs = map_in_order(runs, threads, |run| run.map(&work).collect::<Vec<U>>());
     let mut all = Vec::with_capacity(count);
-    for half in &mut halves {
-        all.append(half);
+    for mut run in runs {
+        all.append(&mut run);
     }
     all
 }
@@ -81,11 +106,13 @@ mod tests {
             map_in_order(Vec::<u64>::new(), 2, slow_first),
             Vec::<u64>::new()
         );
-        assert_eq!(
-            map_indices_in_halves(7, |index| index * 2),
-            [0, 2, 4, 6, 8, 10, 12]
-        );
-        assert_eq!(map_indices_in_halves(0, |index| index), Vec::<usize>::new());
+        for threads in [1, 2, 3] {
+            assert_eq!(
+                map_indices(7, threads, |index| index * 2),
+                [0, 2, 4, 6, 8, 10, 12]
+            );
+            assert_eq!(map_indices(0, threads, |index| index), Vec::<usize>::new());
+        }
     }
 
     #[test]

@@ -683,16 +683,8 @@ fn plan_nodes(
         }
     };
     let count = spec.nodes.len();
-    if count >= TWO_CORES_FROM_NODES && cores::several() {
-        cores::map_indices_in_halves(count, plan_node)
-    } else {
-        (0..count).map(plan_node).collect()
-    }
+    cores::map_indices(count, cores::threads_for_nodes(count), plan_node)
 }
-
-/// From this many nodes the nodes are planned on two cores: each takes about a microsecond, and a
-/// thread costs about a hundred.
-const TWO_CORES_FROM_NODES: usize = 2_000;
 
 fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeWindows {
     let node = &spec.nodes[index];

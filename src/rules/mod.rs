@@ -96,28 +96,17 @@ pub fn find(code: &str) -> Option<&'static Rule> {
         .find(|rule| rule.code.eq_ignore_ascii_case(code))
 }
 
-/// Runs every rule's check; findings come back in rule order.
-/// From this many nodes the checks share two cores (about 2 ms of checks); below it a thread
-/// costs more than it saves.
-const TWO_THREADS_FROM_NODES: usize = 2_000;
-
+/// Runs every rule's check; findings come back in rule order. Each check's findings are kept
+/// apart and joined in the checks' order, so which thread ran which check changes nothing.
 pub fn run(spec: &Spec, plan: &Plan) -> Vec<Diagnostic> {
-    let context = Context { spec, plan };
-    let checks = plan_checks();
-    if plan.nodes.len() < TWO_THREADS_FROM_NODES || !cores::several() {
-        let mut found = Vec::new();
-        for check in checks {
-            check(&context, &mut found);
-        }
-        return found;
-    }
-    run_on_two_threads(&context, checks)
+    run_on(
+        &Context { spec, plan },
+        cores::threads_for_nodes(plan.nodes.len()),
+    )
 }
 
-/// Each check's findings are kept apart and joined in the checks' order: the findings of one
-/// thread, in the same order, whichever thread ran which check.
-fn run_on_two_threads(context: &Context, checks: Vec<Check>) -> Vec<Diagnostic> {
-    let found = cores::map_in_order(checks, 2, |check| {
+fn run_on(context: &Context, threads: usize) -> Vec<Diagnostic> {
+    let found = cores::map_in_order(plan_checks(), threads, |check| {
         let mut found = Vec::new();
         check(context, &mut found);
         found
@@ -178,7 +167,7 @@ mod tests {
                 for check in &checks {
                     check(&context, &mut one);
                 }
-                let two = run_on_two_threads(&context, checks.clone());
+                let two = run_on(&context, 2);
                 assert_eq!(format!("{two:?}"), format!("{one:?}"), "{}", path.display());
                 compared += 1;
                 findings += one.len();
