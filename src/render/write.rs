@@ -8,7 +8,7 @@
 //! it, and a file hybridgen did not write is not overwritten without `force`.
 
 use super::Artifact;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
@@ -50,7 +50,7 @@ fn error(path: &Path, what: &str, cause: impl std::fmt::Display) -> WriteError {
 fn target(out: &Path, relative: &str) -> Result<PathBuf, WriteError> {
     let path = Path::new(relative);
     let safe = !relative.is_empty()
-        && path.components().all(|part| matches!(part, Component::Normal(name) if !name.to_string_lossy().starts_with('.')));
+        && path.components().all(|part| matches!(part, Component::Normal(name) if !name.as_encoded_bytes().starts_with(b".")));
     if !safe {
         return Err(WriteError(format!(
             "refusing the artifact path `{relative}`: it would leave the output directory"
@@ -59,27 +59,35 @@ fn target(out: &Path, relative: &str) -> Result<PathBuf, WriteError> {
     Ok(out.join(path))
 }
 
-/// The directories one render has checked or created, so that it looks at each only once: a
-/// 65,536-node spec writes 16,384 Windows node directories.
+/// The directories one render has checked or created, by their paths below the output
+/// directory, so that it looks at each only once: a 65,536-node spec writes 16,384 Windows node
+/// directories.
 #[derive(Default)]
 struct Directories {
-    checked: BTreeSet<PathBuf>,
+    checked: HashSet<String>,
     /// Those this render created: they held nothing before it.
-    created: BTreeSet<PathBuf>,
+    created: HashSet<String>,
 }
 
-/// Creates `dir` and its parents below `out`, refusing any that exists as a symlink or a file.
-fn ensure_directory(out: &Path, dir: &Path, seen: &mut Directories) -> Result<(), WriteError> {
-    let mut current = out.to_path_buf();
-    let relative = dir
-        .strip_prefix(out)
-        .map_err(|_| error(dir, "refusing", "outside the output directory"))?;
-    for part in relative.components() {
-        current.push(part);
-        if seen.checked.contains(&current) {
+/// The directory of an artifact path (`windows/node-1` of `windows/node-1/join.ps1`), `""` for
+/// the output directory itself.
+fn parent_of(relative: &str) -> &str {
+    relative.rsplit_once('/').map_or("", |(parent, _)| parent)
+}
+
+/// Creates the directory `relative` (an artifact's parent, checked by [`target`]) and its
+/// parents below `out`, refusing any that exists as a symlink or a file.
+fn ensure_directory(out: &Path, relative: &str, seen: &mut Directories) -> Result<(), WriteError> {
+    let ends = relative
+        .match_indices('/')
+        .map(|(at, _)| at)
+        .chain((!relative.is_empty()).then_some(relative.len()));
+    for end in ends {
+        let prefix = &relative[..end];
+        if !seen.checked.insert(prefix.to_string()) {
             continue;
         }
-        seen.checked.insert(current.clone());
+        let current = out.join(prefix);
         match fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 return Err(error(
@@ -98,7 +106,7 @@ fn ensure_directory(out: &Path, dir: &Path, seen: &mut Directories) -> Result<()
             Ok(_) => {}
             Err(_) => match fs::create_dir(&current) {
                 Ok(()) => {
-                    seen.created.insert(current.clone());
+                    seen.created.insert(prefix.to_string());
                 }
                 // Another render created it meanwhile: a directory is fine, anything else is not.
                 Err(cause) if cause.kind() == io::ErrorKind::AlreadyExists => {
@@ -213,9 +221,12 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
         if fs::read_to_string(&manifest_path).ok().as_deref() != Some(text.as_str()) {
             let temporary = staging_path(&manifest_path);
             clear_leftover(&temporary);
-            change
-                .staged
-                .push((temporary.clone(), manifest_path.clone()));
+            change.staged.push(Staged {
+                temporary: temporary.clone(),
+                destination: manifest_path.clone(),
+                // Kept until the write is complete, whatever it holds, when it is there.
+                replaces: true,
+            });
             write_new_file(&temporary, &text, 0o644)
                 .map_err(|cause| error(&temporary, "cannot write", cause))?;
         }
@@ -237,10 +248,18 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
 /// hard links that keep what they replace until the write is complete.
 #[derive(Default)]
 struct Change {
-    staged: Vec<(PathBuf, PathBuf)>,
+    staged: Vec<Staged>,
     removed: Vec<String>,
     /// Target → its link, for each target that existed.
-    backups: Vec<(PathBuf, PathBuf)>,
+    backups: HashMap<PathBuf, PathBuf>,
+}
+
+/// A file staged beside its destination.
+struct Staged {
+    temporary: PathBuf,
+    destination: PathBuf,
+    /// Whether the destination existed when it was staged: only then is there a file to keep.
+    replaces: bool,
 }
 
 impl Change {
@@ -255,13 +274,14 @@ impl Change {
         let mut cleared = BTreeSet::new();
         for parent in removed.iter().filter_map(|file| file.parent()) {
             if cleared.insert(parent.to_path_buf()) {
-                clear_leftovers_but(parent, Some(std::process::id()));
+                clear_leftovers_but(parent, Some(own_pid()));
             }
         }
         let targets = self
             .staged
             .iter()
-            .map(|(_, destination)| destination.clone())
+            .filter(|staged| staged.replaces)
+            .map(|staged| staged.destination.clone())
             .chain(removed);
         for destination in targets {
             let backup = backup_path(&destination);
@@ -275,8 +295,10 @@ impl Change {
                 linked = fs::hard_link(&destination, &backup);
             }
             match linked {
-                Ok(()) => self.backups.push((destination, backup)),
-                // A new file: there is nothing to keep.
+                Ok(()) => {
+                    self.backups.insert(destination, backup);
+                }
+                // Gone since it was staged: there is nothing to keep.
                 Err(cause) if cause.kind() == io::ErrorKind::NotFound => {}
                 Err(cause) => return Err(error(&destination, "cannot keep a link to", cause)),
             }
@@ -286,10 +308,10 @@ impl Change {
 
     /// Removes what a write that never committed made.
     fn discard(&self) {
-        for (temporary, _) in &self.staged {
-            let _ = fs::remove_file(temporary);
+        for staged in &self.staged {
+            let _ = fs::remove_file(&staged.temporary);
         }
-        for (_, backup) in &self.backups {
+        for backup in self.backups.values() {
             let _ = fs::remove_file(backup);
         }
     }
@@ -301,12 +323,8 @@ impl Change {
                 .to_string_lossy()
                 .into_owned()
         };
-        let backup_of = |destination: &Path| {
-            self.backups
-                .iter()
-                .find(|(target, _)| target == destination)
-                .map(|(_, backup)| relative(backup))
-        };
+        let backup_of =
+            |destination: &Path| self.backups.get(destination).map(|backup| relative(backup));
         let mut steps: Vec<Step> = self
             .removed
             .iter()
@@ -321,13 +339,11 @@ impl Change {
         // The manifest is staged last, so its rename is the last step.
         steps.splice(
             0..0,
-            self.staged
-                .iter()
-                .map(|(temporary, destination)| Step::Replace {
-                    staged: relative(temporary),
-                    target: relative(destination),
-                    backup: backup_of(destination),
-                }),
+            self.staged.iter().map(|staged| Step::Replace {
+                staged: relative(&staged.temporary),
+                target: relative(&staged.destination),
+                backup: backup_of(&staged.destination),
+            }),
         );
         if let Some(at) = steps
             .iter()
@@ -470,16 +486,18 @@ fn finish(out: &Path, journal: &Journal) -> Result<(), WriteError> {
     }
 }
 
-/// Every step done, each skipped when already done: a staged file that is gone was renamed.
+/// Every step done, each skipped when already done: a staged file that is gone was renamed (it
+/// sits beside its target, so a rename finding nothing to move finds no staged file).
 fn roll_forward(out: &Path, journal: &Journal) -> Result<(), WriteError> {
     for step in &journal.steps {
         match step {
             Step::Replace { staged, target, .. } => {
-                let staged = out.join(staged);
-                if fs::symlink_metadata(&staged).is_ok() {
-                    let target = out.join(target);
-                    fs::rename(&staged, &target)
-                        .map_err(|cause| error(&target, "cannot replace", cause))?;
+                let target = out.join(target);
+                match fs::rename(out.join(staged), &target) {
+                    Err(cause) if cause.kind() != io::ErrorKind::NotFound => {
+                        return Err(error(&target, "cannot replace", cause));
+                    }
+                    _ => {}
                 }
             }
             Step::Remove { path, .. } => {
@@ -635,18 +653,18 @@ fn stage(
     manifest: &BTreeSet<String>,
     force: bool,
     written: &mut Written,
-    staged: &mut Vec<(PathBuf, PathBuf)>,
+    staged: &mut Vec<Staged>,
 ) -> Result<(), WriteError> {
-    let mut visited = BTreeSet::new();
+    let mut visited = HashSet::new();
     let mut seen = Directories::default();
     for artifact in artifacts {
         let destination = target(out, &artifact.path)?;
-        let parent = destination.parent().unwrap_or(out);
+        let parent = parent_of(&artifact.path);
         ensure_directory(out, parent, &mut seen)?;
         // A directory this render created holds no leftovers and no earlier file.
         let fresh = seen.created.contains(parent);
-        if visited.insert(parent.to_path_buf()) && !fresh {
-            clear_leftovers(parent);
+        if visited.insert(parent) && !fresh {
+            clear_leftovers(destination.parent().unwrap_or(out));
         }
         let existing = if fresh {
             None
@@ -678,7 +696,11 @@ fn stage(
             None => {}
         }
         let temporary = staging_path(&destination);
-        staged.push((temporary.clone(), destination));
+        staged.push(Staged {
+            temporary: temporary.clone(),
+            destination,
+            replaces: existing.is_some(),
+        });
         write_new_file(&temporary, &artifact.contents, mode(artifact))
             .map_err(|cause| error(&temporary, "cannot write", cause))?;
         written.changed.push(artifact.path.clone());
@@ -701,7 +723,13 @@ fn beside(destination: &Path, suffix: &str) -> PathBuf {
         .file_name()
         .map(|name| name.to_string_lossy())
         .unwrap_or_default();
-    destination.with_file_name(format!(".{name}.hybridgen-{}.{suffix}", std::process::id()))
+    destination.with_file_name(format!(".{name}.hybridgen-{}.{suffix}", own_pid()))
+}
+
+/// This process's id, asked of the kernel once: every staged file's name carries it.
+fn own_pid() -> u32 {
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PID.get_or_init(std::process::id)
 }
 
 /// The process id in a staging or backup file's name, when `name` is one.
