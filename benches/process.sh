@@ -7,6 +7,7 @@
 #
 #   bash benches/process.sh                    # N = 3, 100, 5000, 65536 and the main example
 #   BENCH_SIZES="3 100" BENCH_RUNS=5 bash benches/process.sh   # a quick run
+#   BENCH_BINARY=target/release/hybridgen bash benches/process.sh   # the default build instead
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,8 +32,10 @@ if [ ! -x "$out/venv/bin/yamllint" ]; then
 fi
 
 cd "$root"
-cargo build --release --quiet --locked --bin hybridgen --example gen_spec
-hybridgen="$root/target/release/hybridgen"
+# The release binary (tools/release-env.sh); BENCH_BINARY measures another build of hybridgen.
+source tools/release-env.sh
+cargo build --release --quiet --locked --target "$release_target" --bin hybridgen --example gen_spec
+hybridgen=${BENCH_BINARY:-"$root/$release_dir/hybridgen"}
 yamllint="$out/venv/bin/yamllint"
 rm -rf "$out/specs" "$out/json" "$out/render"
 mkdir -p "$out/specs" "$out/json"
@@ -40,7 +43,7 @@ mkdir -p "$out/specs" "$out/json"
 # The README's main example first: the pre-commit case, and the floor beside it.
 specs=("$root/examples/kubeadm-1.33-vxlan-windows.yaml")
 for n in $sizes; do
-    "$root/target/release/examples/gen_spec" "$n" >"$out/specs/nodes-$n.yaml"
+    "$root/$release_dir/examples/gen_spec" "$n" >"$out/specs/nodes-$n.yaml"
     specs+=("$out/specs/nodes-$n.yaml")
 done
 
