@@ -317,11 +317,22 @@ impl Change {
     }
 
     fn journal(&self, out: &Path) -> Journal {
+        // Each path is `out` joined with an artifact's: the bytes after `out/`, without
+        // comparing component by component.
         let relative = |path: &Path| {
-            path.strip_prefix(out)
-                .unwrap_or(path)
-                .to_string_lossy()
-                .into_owned()
+            let after_out = path
+                .as_os_str()
+                .as_encoded_bytes()
+                .strip_prefix(out.as_os_str().as_encoded_bytes())
+                .and_then(|rest| rest.strip_prefix(b"/"));
+            match after_out {
+                Some(rest) => String::from_utf8_lossy(rest).into_owned(),
+                None => path
+                    .strip_prefix(out)
+                    .unwrap_or(path)
+                    .to_string_lossy()
+                    .into_owned(),
+            }
         };
         let backup_of =
             |destination: &Path| self.backups.get(destination).map(|backup| relative(backup));
