@@ -17,6 +17,7 @@ pub mod commands;
 pub mod cores;
 pub mod diagnostic;
 pub mod escape;
+pub mod input_file;
 pub mod live;
 pub mod load;
 pub mod pipeline;

@@ -1,6 +1,7 @@
 //! One file through the whole check: load → API version → schema → typed spec → plan → rules.
 
 use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::input_file::FileBytes;
 use crate::load::{self, Document, LoadedFile, SpanIndex};
 use crate::plan::Plan;
 use crate::report::{ArtifactPaths, FileReport, Planned};
@@ -30,7 +31,7 @@ pub struct Checked {
 /// is never compiled. Anything the short way cannot settle (a node or field that does not type, a
 /// value only the schema checks, a wrong `apiVersion`) sends the file the reference way, which
 /// gives the same findings by construction; `tests/differential.rs` holds the two equal.
-pub fn check(name: &str, bytes: Vec<u8>) -> Checked {
+pub fn check(name: &str, bytes: impl Into<FileBytes>) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
     if decoded.is_err() {
         return check_thoroughly(source, decoded);
@@ -65,7 +66,7 @@ fn check_briefly(source: SourceFile) -> Result<Checked, SourceFile> {
 
 /// The reference way: the whole document as a JSON value, checked against the JSON Schema, then
 /// typed. What [`check`] falls back to; public so that tests can hold the two equal.
-pub fn check_reference(name: &str, bytes: Vec<u8>) -> Checked {
+pub fn check_reference(name: &str, bytes: impl Into<FileBytes>) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
     check_thoroughly(source, decoded)
 }

@@ -13,11 +13,9 @@ pub mod report_options;
 pub mod verify;
 
 use crate::diagnostic::Diagnostic;
-use crate::load::MAX_SPEC_BYTES;
 use crate::pipeline::Checked;
 use crate::report::{FileReport, human};
-use std::io::{self, IsTerminal, Read, Write};
-use std::path::Path;
+use std::io::{self, IsTerminal, Write};
 
 /// How a run ended: exit 0, 1 or 2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,22 +72,4 @@ pub(crate) fn complain_reports(reports: &[FileReport]) {
         show_plan: false,
     };
     let _ = io::stderr().write_all(human::render(reports, style).as_bytes());
-}
-
-/// Reads one input, at most one byte past the size limit so that the loader can refuse it.
-pub(crate) fn read_input(path: &Path) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    let limit = MAX_SPEC_BYTES as u64 + 1;
-    if path == Path::new("-") {
-        io::stdin().lock().take(limit).read_to_end(&mut bytes)?;
-    } else {
-        let file = std::fs::File::open(path)?;
-        // Sized up front: a growing buffer would hold up to twice the file.
-        let size = file
-            .metadata()
-            .map_or(0, |metadata| metadata.len().min(limit));
-        bytes.reserve_exact(usize::try_from(size).unwrap_or(0));
-        file.take(limit).read_to_end(&mut bytes)?;
-    }
-    Ok(bytes)
 }

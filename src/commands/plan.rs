@@ -1,8 +1,9 @@
 //! `hybridgen plan`: check each spec and print its resolved plan and findings.
 
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
-use super::{Outcome, complain, emit, leave_to_exit, read_input};
+use super::{Outcome, complain, emit, leave_to_exit};
 use crate::diagnostic::Diagnostic;
+use crate::input_file;
 use crate::pipeline::{self, Checked};
 use crate::report::FileReport;
 use clap::Args;
@@ -42,7 +43,7 @@ pub fn run(args: PlanArgs) -> Outcome {
         } else {
             path.display().to_string()
         };
-        match read_input(path) {
+        match input_file::read(path) {
             Ok(bytes) if args.skip_non_specs && !declares_a_spec(&bytes) => {}
             Ok(bytes) => {
                 let file = pipeline::check(&name, bytes);

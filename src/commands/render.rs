@@ -4,11 +4,10 @@
 
 use super::live_source::LiveArgs;
 use super::report_options::{Overrides, SeverityArgs};
-use super::{
-    Outcome, complain, complain_findings, complain_reports, emit, leave_to_exit, read_input,
-};
+use super::{Outcome, complain, complain_findings, complain_reports, emit, leave_to_exit};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
+use crate::input_file;
 use crate::pipeline::{self, Checked};
 use crate::plan::{Plan, SubnetSource};
 use crate::render::write::{self, Drift, Written};
@@ -48,7 +47,7 @@ pub struct RenderArgs {
 
 pub fn run(args: RenderArgs) -> Outcome {
     let name = args.spec.display().to_string();
-    let bytes = match read_input(&args.spec) {
+    let bytes = match input_file::read(&args.spec) {
         Ok(bytes) => bytes,
         Err(error) => {
             complain(&format!("cannot read `{name}`: {error}"));

@@ -13,6 +13,7 @@ mod syntax;
 
 pub use span_index::{SpanIndex, escape as escape_pointer_token, every_pointer};
 
+use crate::input_file::FileBytes;
 use crate::source::SourceFile;
 use std::ops::Range;
 
@@ -149,37 +150,52 @@ impl LoadError {
 
 /// Decodes the raw bytes of a spec. The text is always returned (lossily decoded when it is not
 /// UTF-8) so that errors can be shown in context.
-pub fn decode(name: &str, bytes: Vec<u8>) -> (SourceFile, Result<(), LoadError>) {
+pub fn decode(name: &str, bytes: impl Into<FileBytes>) -> (SourceFile, Result<(), LoadError>) {
     decode_within(name, bytes, &SPEC)
 }
 
-/// Decodes the raw bytes of a file within `limits`.
+/// Decodes the raw bytes of a file within `limits`. Valid UTF-8 (the usual case) becomes the
+/// text without a copy; anything else is shown with replacement characters.
 pub fn decode_within(
     name: &str,
-    mut bytes: Vec<u8>,
+    bytes: impl Into<FileBytes>,
     limits: &Limits,
 ) -> (SourceFile, Result<(), LoadError>) {
-    let check = if bytes.len() > limits.bytes {
-        Err(LoadError::new(
+    let bytes = bytes.into();
+    if bytes.len() > limits.bytes {
+        let error = LoadError::new(
             0..0,
             format!(
                 "the file is larger than the {} MiB limit",
                 limits.bytes >> 20
             ),
         )
-        .help(limits.too_big_help))
-    } else {
-        std::str::from_utf8(&bytes).map(|_| ()).map_err(|error| {
-            let at = error.valid_up_to();
-            LoadError::new(at..at + 1, "the file is not valid UTF-8")
-                .help("save the file as UTF-8 text")
-        })
+        .help(limits.too_big_help);
+        let text = String::from_utf8_lossy(&bytes[..limits.bytes]).into_owned();
+        return (SourceFile::new(name, text), Err(error));
+    }
+    let not_utf8 = |error: std::str::Utf8Error| {
+        let at = error.valid_up_to();
+        LoadError::new(at..at + 1, "the file is not valid UTF-8")
+            .help("save the file as UTF-8 text")
     };
-    bytes.truncate(limits.bytes);
-    // Valid UTF-8 (the usual case) becomes the text without a copy.
-    let text = String::from_utf8(bytes)
-        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
-    (SourceFile::new(name, text), check)
+    match bytes {
+        FileBytes::Read(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => (SourceFile::new(name, text), Ok(())),
+            Err(error) => {
+                let failure = not_utf8(error.utf8_error());
+                let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
+                (SourceFile::new(name, text), Err(failure))
+            }
+        },
+        FileBytes::Mapped(mapped) => match mapped.into_text() {
+            Ok(text) => (SourceFile::new(name, text), Ok(())),
+            Err((mapped, error)) => {
+                let text = String::from_utf8_lossy(mapped.bytes()).into_owned();
+                (SourceFile::new(name, text), Err(not_utf8(error)))
+            }
+        },
+    }
 }
 
 /// Parses the text of a decoded spec into a document.
