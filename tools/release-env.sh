@@ -14,6 +14,7 @@
 #
 # `--target` is what keeps the flag to hybridgen's own code and its dependencies: without it Cargo
 # applies target flags to build scripts and proc macros too, and a proc macro cannot be static.
+# So once this is sourced, every cargo command in that shell needs `--target "$release_target"`.
 release_target=$(rustc -vV | sed -n 's/^host: //p')
 case "$release_target" in
     *-linux-gnu)
