@@ -8,7 +8,6 @@
 //! while hybridgen reads it would end the process with `SIGBUS`. [`Mapped::open`] installs a
 //! handler that says so and exits with code 2 instead of dying without a word.
 
-use crate::load::MAX_SPEC_BYTES;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
@@ -41,11 +40,11 @@ impl std::ops::Deref for FileBytes {
     }
 }
 
-/// Reads one input (`-` is standard input), at most one byte past the size limit so that the
-/// loader can refuse it. A regular file from [`MAPPED_FROM`] up to the limit is mapped.
-pub fn read(path: &Path) -> io::Result<FileBytes> {
+/// Reads one input (`-` is standard input), at most one byte past `limit` so that the loader can
+/// refuse it. A regular file from [`MAPPED_FROM`] up to the limit is mapped.
+pub fn read(path: &Path, limit: usize) -> io::Result<FileBytes> {
     let mut bytes = Vec::new();
-    let limit = MAX_SPEC_BYTES as u64 + 1;
+    let limit = limit as u64 + 1;
     if path == Path::new("-") {
         io::stdin().lock().take(limit).read_to_end(&mut bytes)?;
         return Ok(FileBytes::Read(bytes));
@@ -190,6 +189,8 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    const LIMIT: usize = crate::load::MAX_SPEC_BYTES;
+
     fn scratch(name: &str, bytes: &[u8]) -> std::path::PathBuf {
         let path =
             std::env::temp_dir().join(format!("hybridgen-input-{name}-{}", std::process::id()));
@@ -208,7 +209,7 @@ mod tests {
         let mut large = b"apiVersion: hybridgen/v1\n".repeat(50_000);
         assert!(large.len() as u64 > MAPPED_FROM);
         let path = scratch("large", &large);
-        let read_back = read(&path).unwrap();
+        let read_back = read(&path, LIMIT).unwrap();
         assert!(matches!(read_back, FileBytes::Mapped(_)));
         assert_eq!(&read_back[..], &large[..]);
         let (mapped, ok) = crate::load::decode("large", read_back);
@@ -217,7 +218,7 @@ mod tests {
 
         large[1_100_000] = 0xff;
         std::fs::write(&path, &large).unwrap();
-        let (mapped, mapped_error) = crate::load::decode("large", read(&path).unwrap());
+        let (mapped, mapped_error) = crate::load::decode("large", read(&path, LIMIT).unwrap());
         let (in_memory, read_error) = crate::load::decode("large", large.clone());
         assert_eq!(mapped.text(), in_memory.text());
         assert_eq!(
@@ -229,7 +230,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
 
         let small = scratch("small", b"apiVersion: hybridgen/v1\n");
-        assert!(matches!(read(&small).unwrap(), FileBytes::Read(_)));
+        assert!(matches!(read(&small, LIMIT).unwrap(), FileBytes::Read(_)));
         std::fs::remove_file(&small).unwrap();
     }
 
@@ -262,7 +263,7 @@ mod tests {
     #[ignore = "the child of a_file_cut_short_while_mapped_is_said_plainly"]
     fn cut_short_under_the_reader() {
         let path = std::env::var_os("HYBRIDGEN_CUT_SHORT").expect("run by the test above");
-        let FileBytes::Mapped(mapped) = read(Path::new(&path)).unwrap() else {
+        let FileBytes::Mapped(mapped) = read(Path::new(&path), LIMIT).unwrap() else {
             panic!("not mapped");
         };
         std::fs::OpenOptions::new()

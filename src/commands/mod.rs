@@ -13,9 +13,12 @@ pub mod report_options;
 pub mod verify;
 
 use crate::diagnostic::Diagnostic;
+use crate::input_file::FileBytes;
+use crate::load::MAX_SPEC_BYTES;
 use crate::pipeline::Checked;
 use crate::report::{FileReport, human};
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 
 /// How a run ended: exit 0, 1 or 2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +59,11 @@ pub(crate) fn leave_to_exit<T>(values: T) {
 pub(crate) fn complain(message: &str) {
     let message = crate::escape::no_workflow_commands(crate::escape::inline(message));
     let _ = writeln!(io::stderr(), "error: {message}");
+}
+
+/// Reads one spec input within the loader's size limit (`-` is standard input).
+pub(crate) fn read_input(path: &Path) -> io::Result<FileBytes> {
+    crate::input_file::read(path, MAX_SPEC_BYTES)
 }
 
 /// Prints findings for one file on standard error, in the human format without the plan.

@@ -1,9 +1,8 @@
 //! `hybridgen plan`: check each spec and print its resolved plan and findings.
 
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
-use super::{Outcome, complain, emit, leave_to_exit};
+use super::{Outcome, complain, emit, leave_to_exit, read_input};
 use crate::diagnostic::Diagnostic;
-use crate::input_file;
 use crate::pipeline::{self, Checked};
 use crate::report::FileReport;
 use clap::Args;
@@ -43,7 +42,7 @@ pub fn run(args: PlanArgs) -> Outcome {
         } else {
             path.display().to_string()
         };
-        match input_file::read(path) {
+        match read_input(path) {
             Ok(bytes) if args.skip_non_specs && !declares_a_spec(&bytes) => {}
             Ok(bytes) => {
                 let file = pipeline::check(&name, bytes);

@@ -4,10 +4,11 @@
 
 use super::live_source::LiveArgs;
 use super::report_options::{Overrides, SeverityArgs};
-use super::{Outcome, complain, complain_findings, complain_reports, emit, leave_to_exit};
+use super::{
+    Outcome, complain, complain_findings, complain_reports, emit, leave_to_exit, read_input,
+};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
-use crate::input_file;
 use crate::pipeline::{self, Checked};
 use crate::plan::{Plan, SubnetSource};
 use crate::render::write::{self, Drift, Written};
@@ -47,7 +48,7 @@ pub struct RenderArgs {
 
 pub fn run(args: RenderArgs) -> Outcome {
     let name = args.spec.display().to_string();
-    let bytes = match input_file::read(&args.spec) {
+    let bytes = match read_input(&args.spec) {
         Ok(bytes) => bytes,
         Err(error) => {
             complain(&format!("cannot read `{name}`: {error}"));

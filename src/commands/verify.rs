@@ -2,9 +2,8 @@
 
 use super::live_source::LiveArgs;
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
-use super::{Outcome, complain, emit};
+use super::{Outcome, complain, emit, read_input};
 use crate::diagnostic::Diagnostic;
-use crate::input_file;
 use crate::pipeline::{self, Checked};
 use crate::report::human;
 use crate::verify;
@@ -103,7 +102,7 @@ fn planned_without_errors(
     style: human::Style,
 ) -> Result<(Checked, Vec<Diagnostic>), Outcome> {
     let name = path.display().to_string();
-    let bytes = input_file::read(path).map_err(|error| {
+    let bytes = read_input(path).map_err(|error| {
         complain(&format!("cannot read `{name}`: {error}"));
         Outcome::Unusable
     })?;
