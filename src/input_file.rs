@@ -1,8 +1,8 @@
 //! Reading an input file: into memory, or for a large regular file straight from the page cache.
 //! Reading a 65,536-node spec (8.5 MiB) into a fresh buffer took 13 ms on one core before any
 //! parsing: the kernel allocated, zeroed and faulted in 2,170 pages to copy the file into. Mapped,
-//! the file's own cached pages are used, 16 to a fault: 0.8 ms (BENCHMARKS.md, "Large files
-//! mapped").
+//! the file's own cached pages are used, 16 to a fault: 0.8 ms (BENCHMARKS.md, "Start-up,
+//! render's writes and large files mapped").
 //!
 //! A mapping reads what the file holds at each access, so a file cut short by another program
 //! while hybridgen reads it would end the process with `SIGBUS`. [`Mapped::open`] installs a
@@ -43,8 +43,8 @@ impl std::ops::Deref for FileBytes {
 /// Reads one input (`-` is standard input), at most one byte past `limit` so that the loader can
 /// refuse it. A regular file from [`MAPPED_FROM`] up to the limit is mapped.
 pub fn read(path: &Path, limit: usize) -> io::Result<FileBytes> {
-    let mut bytes = Vec::new();
     let limit = limit as u64 + 1;
+    let mut bytes = Vec::new();
     if path == Path::new("-") {
         io::stdin().lock().take(limit).read_to_end(&mut bytes)?;
         return Ok(FileBytes::Read(bytes));
@@ -77,13 +77,11 @@ unsafe impl Send for Mapped {}
 unsafe impl Sync for Mapped {}
 
 impl Mapped {
-    /// Maps `file`, `len` bytes long (its size as just read from its metadata, above zero).
+    /// Maps `file`, `len` bytes long (its size as just read from its metadata; the kernel
+    /// refuses an empty mapping).
     #[cfg(unix)]
     pub fn open(file: &File, len: usize) -> io::Result<Self> {
         use std::os::unix::io::AsRawFd;
-        if len == 0 {
-            return Err(io::Error::other("an empty file is not mapped"));
-        }
         guard_against_truncation();
         // SAFETY: a new private read-only mapping of a descriptor this function borrows; the
         // kernel chooses the address, and the result is checked before use.
