@@ -9,7 +9,7 @@ use crate::commands::render::RenderArgs;
 use crate::commands::verify::VerifyArgs;
 use crate::commands::{self, emit};
 use crate::schema;
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub use crate::commands::Outcome;
 
@@ -27,25 +27,25 @@ enum Command {
     #[command(
         after_help = "Examples:\n  hybridgen plan examples/kubeadm-1.33-vxlan-windows.yaml\n  hybridgen plan --format sarif clusters/*.yaml > hybridgen.sarif\n  cat spec.yaml | hybridgen plan - --stdin-filename clusters/spec.yaml"
     )]
-    Plan(PlanArgs),
+    Plan(Deferred<PlanArgs>),
     /// Render the artifacts of a spec (flannel manifest, patches, Windows node configs, routes,
     /// kubeadm and RKE configuration, plan.json) into a directory.
     #[command(
         after_help = "Examples:\n  hybridgen render examples/kubeadm-1.33-vxlan-windows.yaml --out deploy/\n  hybridgen render spec.yaml --out deploy/ --check   # CI: fail when committed artifacts are stale"
     )]
-    Render(RenderArgs),
+    Render(Deferred<RenderArgs>),
     /// Compare the plan of a spec with what the cluster runs, as kubectl captured it: nodes, their
     /// pod subnets, addresses and Windows builds, flannel's, kubeadm's, kube-proxy's and the
     /// kubelet's configuration, and where the network DaemonSets schedule.
     #[command(
         after_help = "Examples:\n  hybridgen verify spec.yaml --print-capture > capture.sh   # the kubectl commands to run\n  hybridgen verify spec.yaml --cluster cluster-capture/      # files captured with kubectl\n  hybridgen verify spec.yaml --kubectl                       # run kubectl (current context) here"
     )]
-    Verify(VerifyArgs),
+    Verify(Deferred<VerifyArgs>),
     /// Explain a rule: what it checks, why, and how to fix it.
     #[command(
         after_help = "Examples:\n  hybridgen explain HG201\n  hybridgen explain --all > rules.md"
     )]
-    Explain(ExplainArgs),
+    Explain(Deferred<ExplainArgs>),
     /// Print the JSON Schema of the cluster spec.
     #[command(after_help = "Example:\n  hybridgen schema > hybridgen.schema.json")]
     Schema,
@@ -63,7 +63,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  mkdir -p ~/.local/share/man/man1\n  hybridgen man --dir ~/.local/share/man/man1   # then: man hybridgen-plan\n  hybridgen man plan > hybridgen-plan.1"
     )]
-    Man(ManArgs),
+    Man(Deferred<ManArgs>),
     /// Write a commented starter spec (and its JSON Schema beside it, for editors): Kubernetes
     /// 1.33 with a Windows worker on containerd and HostProcess flannel; with `--distribution
     /// rke2` the same nodes on RKE2 (and with `--rancher URL` as a Rancher custom cluster); or
@@ -72,18 +72,46 @@ enum Command {
     #[command(
         after_help = "Examples:\n  hybridgen init clusters/demo.yaml\n  hybridgen init --distribution rke2 clusters/rke2.yaml\n  hybridgen init --distribution rke2 --rancher https://rancher.example.com clusters/rancher.yaml\n  hybridgen init --kubecluster clusters/legacy.yaml"
     )]
-    Init(InitArgs),
+    Init(Deferred<InitArgs>),
 }
 
 pub fn run(cli: Cli) -> Outcome {
     match cli.command {
-        Command::Plan(args) => commands::plan::run(args),
-        Command::Render(args) => commands::render::run(args),
-        Command::Verify(args) => commands::verify::run(args),
-        Command::Explain(args) => commands::explain::run(args),
-        Command::Init(args) => commands::init::run(args),
+        Command::Plan(Deferred(args)) => commands::plan::run(args),
+        Command::Render(Deferred(args)) => commands::render::run(args),
+        Command::Verify(Deferred(args)) => commands::verify::run(args),
+        Command::Explain(Deferred(args)) => commands::explain::run(args),
+        Command::Init(Deferred(args)) => commands::init::run(args),
         Command::Schema => emit(&schema::generate_text(), Outcome::Clean),
         Command::Completions { shell } => commands::completions::run(shell, Cli::command()),
-        Command::Man(args) => commands::man::run(args, Cli::command()),
+        Command::Man(Deferred(args)) => commands::man::run(args, Cli::command()),
+    }
+}
+
+/// A subcommand's arguments, added to its clap command only when that subcommand is parsed or
+/// described: a run builds the options of one command, not of all eight. Building every
+/// subcommand's options was most of clap's 123,000 instructions and 40 of the 59 heap pages a
+/// small `plan` touched (BENCHMARKS.md). `--help`, completions and manual pages build them all
+/// (`Command::build`), so what they show is unchanged.
+#[derive(Debug)]
+pub struct Deferred<T>(T);
+
+impl<T: Args> Args for Deferred<T> {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        command.defer(T::augment_args)
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        command.defer(T::augment_args_for_update)
+    }
+}
+
+impl<T: FromArgMatches> FromArgMatches for Deferred<T> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(matches).map(Deferred)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
     }
 }

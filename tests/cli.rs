@@ -402,6 +402,49 @@ fn the_man_page_documents_the_commands() {
     }
 }
 
+/// Each subcommand's options reach clap only when that subcommand is parsed (`cli::Deferred`);
+/// the help, completions and manual pages must still show every command's own description and
+/// options. A flattened struct's doc comment, run late, once took over the description.
+#[test]
+fn deferred_options_still_reach_help_completions_and_manual_pages() {
+    let help = stdout(&hybridgen(&["--help"]));
+    let fish = stdout(&hybridgen(&["completions", "fish"]));
+    for (command, about, option) in [
+        (
+            "plan",
+            "Lint cluster specs and print their resolved IP plan",
+            "format",
+        ),
+        ("render", "Render the artifacts of a spec", "out"),
+        (
+            "verify",
+            "Compare the plan of a spec with what the cluster runs",
+            "cluster",
+        ),
+        ("explain", "Explain a rule", "all"),
+        ("man", "Print a manual page", "dir"),
+        ("init", "Write a commented starter spec", "distribution"),
+    ] {
+        assert!(
+            help.contains(about),
+            "`--help` lacks {command}'s description:\n{help}"
+        );
+        assert!(
+            fish.contains(&format!("needs_command\" -f -a \"{command}\" -d '{about}")),
+            "fish completions describe {command} otherwise:\n{fish}"
+        );
+        assert!(
+            fish.contains(&format!("using_subcommand {command}\" -l {option} ")),
+            "fish completions lack {command} --{option}"
+        );
+        let page = stdout(&hybridgen(&["man", command]));
+        assert!(
+            page.contains(&format!("\\-\\-{option}")),
+            "hybridgen-{command}(1) lacks --{option}:\n{page}"
+        );
+    }
+}
+
 #[test]
 fn every_command_has_help_with_an_example() {
     for command in [

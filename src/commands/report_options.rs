@@ -8,7 +8,8 @@ use crate::rules;
 use clap::{Args, ValueEnum};
 use std::io::{self, IsTerminal};
 
-/// How findings are reported, shared by `plan` and `verify`.
+// How findings are reported, shared by `plan` and `verify`. (Not a doc comment: clap would take
+// it for the `about` of the command these are flattened into.)
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Output format.
@@ -21,7 +22,7 @@ pub struct ReportArgs {
     pub color: ColorChoice,
 }
 
-/// Severity overrides, shared by `plan`, `render` and `verify`.
+// Severity overrides, shared by `plan`, `render` and `verify`. (Not a doc comment, as above.)
 #[derive(Debug, Args)]
 pub struct SeverityArgs {
     /// Treat findings of this rule as errors (repeatable).
