@@ -129,8 +129,11 @@ fn ensure_directory(out: &Path, relative: &str, seen: &mut Directories) -> Resul
 }
 
 fn read_manifest(out: &Path) -> BTreeSet<String> {
-    fs::read_to_string(out.join(MANIFEST))
-        .map(|text| text.lines().map(String::from).collect())
+    manifest_paths(fs::read_to_string(out.join(MANIFEST)).ok().as_deref())
+}
+
+fn manifest_paths(text: Option<&str>) -> BTreeSet<String> {
+    text.map(|text| text.lines().map(String::from).collect())
         .unwrap_or_default()
 }
 
@@ -202,7 +205,9 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
     }
     let _lock = DirectoryLock::exclusive(out)?;
     recover(out)?;
-    let manifest = read_manifest(out);
+    // Read once: for the files it lists, and to compare with the new list.
+    let manifest_text = fs::read_to_string(out.join(MANIFEST)).ok();
+    let manifest = manifest_paths(manifest_text.as_deref());
     let mut written = Written::default();
     let mut change = Change::default();
     let prepared = stage(
@@ -218,7 +223,7 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
         change.removed = obsolete(out, &manifest, &listed);
         let text: String = listed.iter().map(|path| format!("{path}\n")).collect();
         let manifest_path = out.join(MANIFEST);
-        if fs::read_to_string(&manifest_path).ok().as_deref() != Some(text.as_str()) {
+        if manifest_text.as_deref() != Some(text.as_str()) {
             let temporary = staging_path(&manifest_path);
             clear_leftover(&temporary);
             change.staged.push(Staged {
@@ -678,45 +683,91 @@ fn stage(
             clear_leftovers(destination.parent().unwrap_or(out));
         }
         let existing = if fresh {
-            None
+            OnDisk::Absent
         } else {
-            fs::symlink_metadata(&destination).ok()
+            on_disk(&destination, artifact.contents.as_bytes())
         };
         match existing {
-            Some(meta) if meta.file_type().is_symlink() => {
+            OnDisk::Symlink => {
                 return Err(error(
                     &destination,
                     "refusing to replace the symlink",
                     "remove it first",
                 ));
             }
-            Some(_) => {
-                let current = fs::read(&destination).unwrap_or_default();
-                if current == artifact.contents.as_bytes() {
-                    written.unchanged.push(artifact.path.clone());
-                    continue;
-                }
-                if !force && !manifest.contains(&artifact.path) {
-                    return Err(error(
-                        &destination,
-                        "refusing to overwrite",
-                        "hybridgen did not write this file; move it away or pass --force",
-                    ));
-                }
+            OnDisk::Same => {
+                written.unchanged.push(artifact.path.clone());
+                continue;
             }
-            None => {}
+            OnDisk::Differs if !force && !manifest.contains(&artifact.path) => {
+                return Err(error(
+                    &destination,
+                    "refusing to overwrite",
+                    "hybridgen did not write this file; move it away or pass --force",
+                ));
+            }
+            OnDisk::Differs | OnDisk::Absent => {}
         }
         let temporary = staging_path(&destination);
         staged.push(Staged {
             temporary: temporary.clone(),
             destination,
-            replaces: existing.is_some(),
+            replaces: existing != OnDisk::Absent,
         });
         write_new_file(&temporary, &artifact.contents, mode(artifact))
             .map_err(|cause| error(&temporary, "cannot write", cause))?;
         written.changed.push(artifact.path.clone());
     }
     Ok(())
+}
+
+/// What an artifact's destination holds.
+#[derive(Debug, PartialEq, Eq)]
+enum OnDisk {
+    Absent,
+    Symlink,
+    /// A regular file with exactly the artifact's bytes.
+    Same,
+    /// Anything else: other bytes, a directory, a file that cannot be read.
+    Differs,
+}
+
+/// Compares `destination` with `contents` through one descriptor, opened without following a
+/// symlink: a file of another size is not read, one of the same size is read once. (It was a
+/// `stat`, an open, another `stat` and two reads, for each of the files an unchanged render
+/// compares.)
+fn on_disk(destination: &Path, contents: &[u8]) -> OnDisk {
+    use std::io::Read;
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK: a FIFO in the way is not waited on; it only differs.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    #[cfg(not(unix))]
+    if fs::symlink_metadata(destination).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return OnDisk::Symlink;
+    }
+    let mut file = match options.open(destination) {
+        Ok(file) => file,
+        Err(cause) if cause.kind() == io::ErrorKind::NotFound => return OnDisk::Absent,
+        #[cfg(unix)]
+        Err(cause) if cause.raw_os_error() == Some(libc::ELOOP) => return OnDisk::Symlink,
+        Err(_) => return OnDisk::Differs,
+    };
+    let same_size = file
+        .metadata()
+        .is_ok_and(|meta| meta.is_file() && meta.len() == contents.len() as u64);
+    if !same_size {
+        return OnDisk::Differs;
+    }
+    let mut current = vec![0; contents.len()];
+    match file.read_exact(&mut current) {
+        Ok(()) if current == contents => OnDisk::Same,
+        _ => OnDisk::Differs,
+    }
 }
 
 /// Where `destination` is staged: `.<name>.hybridgen-<pid>.tmp` beside it.
@@ -1172,6 +1223,40 @@ mod tests {
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
         fs::remove_dir_all(&out).unwrap();
         fs::remove_dir_all(&elsewhere).unwrap();
+    }
+
+    /// Only a regular file with the same bytes is unchanged: a symlink to one is refused, and
+    /// a FIFO in the way is not waited on.
+    #[cfg(unix)]
+    #[test]
+    fn only_a_plain_file_with_the_same_bytes_is_unchanged() {
+        let dir = scratch("on-disk");
+        fs::create_dir_all(dir.join("directory")).unwrap();
+        fs::write(dir.join("same"), "abc").unwrap();
+        fs::write(dir.join("other-bytes"), "abd").unwrap();
+        fs::write(dir.join("longer"), "abcd").unwrap();
+        fs::write(dir.join("empty"), "").unwrap();
+        std::os::unix::fs::symlink(dir.join("same"), dir.join("link")).unwrap();
+        let fifo = std::ffi::CString::new(dir.join("fifo").into_os_string().into_encoded_bytes());
+        assert_eq!(unsafe { libc::mkfifo(fifo.unwrap().as_ptr(), 0o600) }, 0);
+        for (name, contents, expected) in [
+            ("same", "abc", OnDisk::Same),
+            ("empty", "", OnDisk::Same),
+            ("other-bytes", "abc", OnDisk::Differs),
+            ("longer", "abc", OnDisk::Differs),
+            ("same", "ab", OnDisk::Differs),
+            ("directory", "", OnDisk::Differs),
+            ("fifo", "", OnDisk::Differs),
+            ("link", "abc", OnDisk::Symlink),
+            ("missing", "abc", OnDisk::Absent),
+        ] {
+            assert_eq!(
+                on_disk(&dir.join(name), contents.as_bytes()),
+                expected,
+                "{name}"
+            );
+        }
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
