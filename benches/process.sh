@@ -34,8 +34,10 @@ fi
 cd "$root"
 # The release binary (tools/release-env.sh); BENCH_BINARY measures another build of hybridgen.
 source tools/release-env.sh
-cargo build --release --quiet --locked --target "$release_target" --bin hybridgen --example gen_spec
+cargo build --release --quiet --locked --target "$release_target" --bin hybridgen --example gen_spec \
+    --example write_floor
 hybridgen=${BENCH_BINARY:-"$root/$release_dir/hybridgen"}
+write_floor="$root/$release_dir/examples/write_floor"
 yamllint="$out/venv/bin/yamllint"
 rm -rf "$out/specs" "$out/json" "$out/render"
 mkdir -p "$out/specs" "$out/json"
@@ -59,6 +61,16 @@ fi
 export KUBEADM_TOKEN=abcdef.0123456789abcdef
 export KUBEADM_CA_HASH=sha256:0000000000000000000000000000000000000000000000000000000000000000
 
+# What the kernel takes to make the main example's artifacts, alone: its directories and files,
+# listed parents first, for examples/write_floor.rs to make again.
+"$hybridgen" render "${specs[0]}" --out "$out/render" >/dev/null
+(cd "$out/render" && find . -mindepth 1 \( -type d -printf 'd %P\n' \) -o \( -type f -printf 'f %s %P\n' \)) \
+    >"$out/render.list"
+: >"$out/empty.list"
+rm -rf "$out/render" "$out/render-kept"
+# A render over its own earlier output, as in a pre-commit hook: every file compared, none written.
+"$hybridgen" render "${specs[0]}" --out "$out/render-kept" >/dev/null
+
 for spec in "${specs[@]}"; do
     name=$(basename "$spec" .yaml)
     bytes=$(stat -c %s "$spec")
@@ -67,12 +79,17 @@ for spec in "${specs[@]}"; do
     echo "== $name ($bytes bytes)" >&2
     # Each render run starts from an empty directory, so every file is written.
     # -N: no shell between hyperfine and the command, so milliseconds are the command's own.
-    # The process floor, beside the main example: what starting hybridgen costs.
+    # The floors, beside the main example: what starting hybridgen costs, and what making the
+    # render's directories and files costs on top of starting a program.
     floor_prepare=()
     floor=()
     if [ "$spec" = "${specs[0]}" ]; then
-        floor_prepare=(--prepare true)
-        floor=(-n version "$hybridgen --version")
+        floor_prepare=(--prepare true --prepare "rm -rf $out/render" --prepare "rm -rf $out/render"
+            --prepare true)
+        floor=(-n version "$hybridgen --version"
+            -n floor-start "$write_floor $out/render $out/empty.list"
+            -n floor-write "$write_floor $out/render $out/render.list"
+            -n render-unchanged "$hybridgen render $spec --out $out/render-kept")
     fi
     hyperfine -N --style basic --warmup 3 --runs "$runs" --export-json "$out/json/$name.hybridgen.json" \
         "${floor_prepare[@]}" --prepare true --prepare "rm -rf $out/render" "${floor[@]}" \

@@ -98,13 +98,29 @@ def nodes_in(spec):
         return sum(1 for line in text if line.startswith("  - name:"))
 
 
+def written(results):
+    """The file-writing floor under `render ÷ plan`: what examples/write_floor.rs adds to its own
+    start making the render's directories and files, over the main example's `plan`."""
+    start, write = results.get("floor-start"), results.get("floor-write")
+    if not (start and write):
+        return None
+    kernel = write["median"] - start["median"]
+    plan = results["plan"]["median"]
+    return (
+        f"- making the render's directories and files alone (examples/write_floor.rs): "
+        f"{duration(write['median'])} against {duration(start['median'])} for its start, "
+        f"{duration(kernel)} more; `render ÷ plan` cannot be below {(plan + kernel) / plan:.2f} here"
+    )
+
+
 def process(folder, specs):
     print(
         "| spec | nodes | size | `plan` | instructions | `render` | instructions | render ÷ plan "
         "| yamllint | yamllint ÷ plan | peak RSS plan / render / yamllint |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    plans, counts, floor = {}, {}, None
+    plans, counts, floor, writes = {}, {}, None, None
+    unchanged, unchanged_plan = None, None
     cell = lambda r: f"{duration(r['median'])} ({duration(r['min'])}–{duration(r['max'])})"
     for spec in specs:
         name = os.path.basename(spec).removesuffix(".yaml")
@@ -119,6 +135,9 @@ def process(folder, specs):
         plans[nodes] = ours["plan"]["median"]
         counts[nodes] = counted.get("plan")
         floor = floor or ours.get("version")
+        writes = writes or written(ours)
+        if "render-unchanged" in ours and not unchanged:
+            unchanged, unchanged_plan = ours["render-unchanged"], ours["plan"]["median"]
         size = os.path.getsize(spec)
         size = f"{size / 1024:.0f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
         print(
@@ -130,6 +149,13 @@ def process(folder, specs):
         )
     if floor:
         print(f"\n- process floor, `hybridgen --version`: {cell(floor)}")
+    if writes:
+        print(writes)
+    if unchanged:
+        print(
+            f"- `render` over its own earlier output (every file compared, none written): "
+            f"{cell(unchanged)}, {unchanged['median'] / unchanged_plan:.2f}× `plan`"
+        )
     if 5000 in plans and 65536 in plans:
         print(f"- `plan`: time(65,536) / time(5,000) = {plans[65536] / plans[5000]:.1f}")
         if counts.get(5000) and counts.get(65536):
