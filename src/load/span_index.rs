@@ -17,6 +17,17 @@ pub struct SpanIndex {
     /// The last key interned for each length and first byte: a spec repeats the same few keys
     /// in every node, and this finds them without hashing.
     recent: Vec<u32>,
+    /// Each key's first eight bytes as a big-endian number, zero-padded: two keys whose numbers
+    /// differ are in that order as text too, so sorting members mostly compares numbers.
+    key_prefixes: Vec<u64>,
+}
+
+/// The number [`SpanIndex::key_prefixes`] holds for `text`.
+fn key_prefix(text: &str) -> u64 {
+    let mut bytes = [0; 8];
+    let head = &text.as_bytes()[..text.len().min(8)];
+    bytes[..head.len()].copy_from_slice(head);
+    u64::from_be_bytes(bytes)
 }
 
 /// 24 bytes, not the 32 of an `Option` key and a separate kind: at 65,536 nodes a spec has about
@@ -215,6 +226,7 @@ impl SpanIndex {
             None => {
                 let id = u32::try_from(self.keys.len()).unwrap_or(NO_KEY);
                 self.keys.push(text.into());
+                self.key_prefixes.push(key_prefix(text));
                 self.key_ids.insert(text.into(), id);
                 id
             }
@@ -246,13 +258,25 @@ impl SpanIndex {
     /// for a list. Mapping members are sorted by key text, so that lookups are binary searches.
     pub(super) fn close(&mut self, node: u32, value: Range<usize>, children: &mut [(u32, u32)]) {
         if self.nodes[node as usize].kind() == Kind::Mapping {
-            children.sort_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
+            self.sort_members(children);
         }
         let first_edge = u32::try_from(self.edges.len()).unwrap_or(u32::MAX);
         self.edges.extend_from_slice(children);
         let record = &mut self.nodes[node as usize];
         record.value = Span::of(&value);
         record.set_edges(first_edge, children.len());
+    }
+
+    /// Sorts a mapping's members by key text, stably, comparing the texts only where their first
+    /// eight bytes agree. (Comparing strings in each node's sort was 5% of the instructions at
+    /// 65,536 nodes.)
+    fn sort_members(&self, children: &mut [(u32, u32)]) {
+        let prefix = |key: u32| self.key_prefixes.get(key as usize).copied().unwrap_or(0);
+        children.sort_by(|a, b| {
+            prefix(a.0)
+                .cmp(&prefix(b.0))
+                .then_with(|| self.key_text(a.0).cmp(self.key_text(b.0)))
+        });
     }
 
     /// Takes in the index of a later part of the same file (whose spans are already file
@@ -377,4 +401,40 @@ pub fn every_pointer(value: &serde_json::Value) -> Vec<String> {
 
 fn unescape(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Members sorted by their keys' first eight bytes, then their texts, come out as a plain
+    /// stable sort by key text puts them: keys that share eight bytes, that are prefixes of one
+    /// another, that hold a NUL or bytes above 0x7f, and duplicates.
+    #[test]
+    fn members_sort_as_a_stable_sort_by_text_does() {
+        let mut index = SpanIndex::default();
+        let shapes: [&[&str]; 7] = [
+            &["name", "address", "os"],
+            &["podSubnetB", "podSubnetA", "podSubnet", "podSubne", "pod"],
+            &["ab\u{0}x", "ab", "ab\u{1}", "a"],
+            &["os", "os", "address"],
+            &["zé", "zz", "z~", "z"],
+            &["instanceIdentifier", "instanceId", "instanceIdentifie"],
+            &[],
+        ];
+        let mut node = 0;
+        for shape in shapes {
+            let mut children: Vec<(u32, u32)> = shape
+                .iter()
+                .map(|key| {
+                    node += 1;
+                    (index.intern(key), node)
+                })
+                .collect();
+            let mut expected = children.clone();
+            expected.sort_by(|a, b| index.key_text(a.0).cmp(index.key_text(b.0)));
+            index.sort_members(&mut children);
+            assert_eq!(children, expected, "{shape:?}");
+        }
+    }
 }
