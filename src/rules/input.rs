@@ -6,6 +6,7 @@ use crate::plan::{Parsed, Problem};
 use crate::spec::Secret;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::hash::Hash;
 
 declare_rules! {
     /// ### What it checks
@@ -525,50 +526,51 @@ fn check_duplicate_nodes(context: &Context, found: &mut Vec<Diagnostic>) {
     let count = context.plan.nodes.len();
     let mut names: HashMap<&str, usize> = HashMap::with_capacity(count);
     let mut addresses: HashMap<u32, usize> = HashMap::with_capacity(count);
-    // One lookup per key: `entry` hashes once where `get` and then `insert` hashed twice.
     for (index, node) in context.plan.nodes.iter().enumerate() {
-        match names.entry(node.name.as_str()) {
-            Entry::Vacant(slot) => {
-                slot.insert(index);
-            }
-            Entry::Occupied(first) => found.push(
+        if let Some(first) = first_use(&mut names, node.name.as_str(), index) {
+            found.push(
                 Diagnostic::new(
                     &DUPLICATE_NODE,
                     value(node_pointer(index, "name")),
                     format!("node name `{}` is used twice", node.name),
                 )
                 .label("second use")
-                .related(value(node_pointer(*first.get(), "name")), "first used here")
+                .related(value(node_pointer(first, "name")), "first used here")
                 .help(format!(
                     "rename one of the nodes, e.g. `{}-{index}`",
                     node.name
                 )),
-            ),
+            );
         }
         let Ok(address) = node.address else {
             continue;
         };
-        match addresses.entry(u32::from(address)) {
-            Entry::Vacant(slot) => {
-                slot.insert(index);
-            }
-            Entry::Occupied(first) => found.push(
+        if let Some(first) = first_use(&mut addresses, u32::from(address), index) {
+            found.push(
                 Diagnostic::new(
                     &DUPLICATE_NODE,
                     value(node_pointer(index, "address")),
                     format!(
                         "nodes `{}` and `{}` share the address {address}",
-                        context.plan.nodes[*first.get()].name,
-                        node.name
+                        context.plan.nodes[first].name, node.name
                     ),
                 )
                 .label("second use")
-                .related(
-                    value(node_pointer(*first.get(), "address")),
-                    "first used here",
-                )
+                .related(value(node_pointer(first, "address")), "first used here")
                 .help("give each node its own address"),
-            ),
+            );
+        }
+    }
+}
+
+/// The node that used `key` first, or none, with `index` recorded as that node. One lookup:
+/// `entry` hashes once where `get` and then `insert` hashed twice.
+fn first_use<K: Eq + Hash>(seen: &mut HashMap<K, usize>, key: K, index: usize) -> Option<usize> {
+    match seen.entry(key) {
+        Entry::Occupied(first) => Some(*first.get()),
+        Entry::Vacant(slot) => {
+            slot.insert(index);
+            None
         }
     }
 }
