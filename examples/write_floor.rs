@@ -32,9 +32,11 @@ fn write_tree(out: &Path, list: &str) -> std::io::Result<()> {
     let content = vec![b'x'; 1 << 16];
     fs::create_dir(out)?;
     for line in list.lines() {
-        match line.split(' ').collect::<Vec<_>>().as_slice() {
-            ["d", path] => fs::create_dir(out.join(path))?,
-            ["f", bytes, path] => {
+        let not_a_line = || std::io::Error::other(format!("not a list line: {line:?}"));
+        match line.split_once(' ').ok_or_else(not_a_line)? {
+            ("d", path) => fs::create_dir(out.join(path))?,
+            ("f", rest) => {
+                let (bytes, path) = rest.split_once(' ').ok_or_else(not_a_line)?;
                 let mut left: usize = bytes.parse().map_err(std::io::Error::other)?;
                 let destination = out.join(path);
                 let temporary = destination.with_file_name(".write_floor.tmp");
@@ -46,7 +48,7 @@ fn write_tree(out: &Path, list: &str) -> std::io::Result<()> {
                 }
                 fs::rename(&temporary, &destination)?;
             }
-            _ => return Err(std::io::Error::other(format!("not a list line: {line:?}"))),
+            _ => return Err(not_a_line()),
         }
     }
     Ok(())

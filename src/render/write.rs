@@ -129,7 +129,12 @@ fn ensure_directory(out: &Path, relative: &str, seen: &mut Directories) -> Resul
 }
 
 fn read_manifest(out: &Path) -> BTreeSet<String> {
-    manifest_paths(fs::read_to_string(out.join(MANIFEST)).ok().as_deref())
+    manifest_paths(manifest_text(out).as_deref())
+}
+
+/// The manifest as it stands, if there is one.
+fn manifest_text(out: &Path) -> Option<String> {
+    fs::read_to_string(out.join(MANIFEST)).ok()
 }
 
 fn manifest_paths(text: Option<&str>) -> BTreeSet<String> {
@@ -206,7 +211,7 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
     let _lock = DirectoryLock::exclusive(out)?;
     recover(out)?;
     // Read once: for the files it lists, and to compare with the new list.
-    let manifest_text = fs::read_to_string(out.join(MANIFEST)).ok();
+    let manifest_text = manifest_text(out);
     let manifest = manifest_paths(manifest_text.as_deref());
     let mut written = Written::default();
     let mut change = Change::default();
