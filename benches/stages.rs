@@ -13,7 +13,7 @@ use criterion::{
 };
 use hybridgen::load::{self, Document};
 use hybridgen::plan::Plan;
-use hybridgen::render::{self, Input, Secrets};
+use hybridgen::render::{self, Input};
 use hybridgen::report::{self, FileReport, human};
 use hybridgen::source::SourceFile;
 use hybridgen::spec::Spec;
@@ -55,14 +55,6 @@ fn prepare(nodes: usize) -> Prepared {
 }
 
 fn stages(c: &mut Criterion) {
-    let secrets = Secrets::from_values(
-        [
-            ("KUBEADM_TOKEN", "abcdef.0123456789abcdef"),
-            ("KUBEADM_CA_HASH", "sha256:00"),
-        ]
-        .map(|(name, value)| (name.to_string(), value.to_string()))
-        .into(),
-    );
     let prepared: Vec<(usize, Prepared)> = SIZES.iter().map(|&n| (n, prepare(n))).collect();
     let mut bench = |name: &str, run: &dyn Fn(&Prepared)| {
         let mut group = c.benchmark_group(name);
@@ -89,7 +81,6 @@ fn stages(c: &mut Criterion) {
         let input = Input {
             spec: &p.spec,
             plan: &p.plan,
-            secrets: &secrets,
         };
         drop(black_box(render::render_all(&input)));
     };
@@ -103,11 +94,7 @@ fn stages(c: &mut Criterion) {
     bench("check+render", &|p| {
         let checked = pipeline::check("spec.yaml", p.text.clone().into_bytes());
         if let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) {
-            let input = Input {
-                spec,
-                plan,
-                secrets: &secrets,
-            };
+            let input = Input { spec, plan };
             drop(black_box(render::render_all(&input)));
         }
     });

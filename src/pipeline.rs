@@ -8,7 +8,8 @@ use crate::report::{ArtifactPaths, FileReport, Planned};
 use crate::rules::{self, input};
 use crate::schema;
 use crate::source::SourceFile;
-use crate::spec::{Node, Secret, Spec};
+use crate::spec::secret_fields::SECRET_FIELDS;
+use crate::spec::{Node, Spec};
 use serde::Deserialize;
 
 /// What checking one file produced: its text, spans, plan (when it got that far) and findings.
@@ -146,43 +147,26 @@ impl load::Items for TypedNodes {
 /// address: 10.0.0.1}` is 57): a spec whose nodes are shorter only grows its list as it goes.
 const SHORTEST_NODE: usize = 48;
 
-/// Where a spec may hold a secret written inline.
-const SECRET_POINTERS: [&str; 3] = [
-    "/windows/controlPlane/kubeadmToken",
-    "/windows/controlPlane/kubeadmCaHash",
-    "/rke2/token",
-];
-
 /// The spans of the secret fields of a typed spec whose value is written out.
 fn typed_inline_secret_spans(spec: &Spec, spans: &SpanIndex) -> Vec<std::ops::Range<usize>> {
-    let control_plane = spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.control_plane.as_ref());
-    let [kubeadm_token, kubeadm_ca_hash] = control_plane.map_or([None, None], |control_plane| {
-        [&control_plane.kubeadm_token, &control_plane.kubeadm_ca_hash].map(Option::as_ref)
-    });
-    let rke2_token = spec.rke2.as_ref().and_then(|rke2| rke2.token.as_ref());
-    let secrets = [kubeadm_token, kubeadm_ca_hash, rke2_token];
-    SECRET_POINTERS
+    SECRET_FIELDS
         .iter()
-        .zip(secrets)
-        .filter(|(_, secret)| matches!(secret, Some(Secret::Inline(_))))
-        .filter_map(|(pointer, _)| spans.value_span(pointer))
+        .filter(|field| field.inline(spec).is_some())
+        .filter_map(|field| spans.value_span(field.pointer))
         .collect()
 }
 
 /// The spans of the secret fields whose value is written out rather than taken `fromEnv`.
 fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
-    SECRET_POINTERS
+    SECRET_FIELDS
         .iter()
-        .filter(|pointer| {
+        .filter(|field| {
             document
                 .value
-                .pointer(pointer)
+                .pointer(field.pointer)
                 .is_some_and(|value| !value.is_object())
         })
-        .filter_map(|pointer| document.spans.value_span(pointer))
+        .filter_map(|field| document.spans.value_span(field.pointer))
         .collect()
 }
 

@@ -1,6 +1,7 @@
 //! Where text holds secrets, and the same text with them masked: what reports show of a spec or a
 //! capture, and what `render --check` compares, never holds a join token or a CA hash.
 
+use crate::spec::secret_fields::{SECRET_FIELDS, SecretField};
 use std::ops::Range;
 
 /// The text with each span, and anything shaped like a bootstrap token or a CA hash, masked with
@@ -39,12 +40,10 @@ pub(crate) fn secret_shapes(text: &str) -> Vec<Range<usize>> {
     tokens.chain(hashes).collect()
 }
 
-/// The keys whose values are join secrets in a spec (`windows.controlPlane`), wherever they stand.
-const SECRET_KEYS: [&str; 2] = ["kubeadmToken", "kubeadmCaHash"];
-
-/// Whether a spec key holds a join secret, whose value no message may quote.
+/// Whether a spec key may hold a join secret, whose value no message may quote: the keys of
+/// [`SECRET_FIELDS`], wherever they stand.
 pub fn is_secret_key(key: &str) -> bool {
-    SECRET_KEYS.contains(&key)
+    SecretField::is_secret_key(key)
 }
 
 /// Where a text that may not load as YAML (an unclosed quote, a duplicate key, a value that is a
@@ -86,7 +85,7 @@ pub fn secret_values_by_place(text: &str) -> Vec<Range<usize>> {
 
 /// The position of the `:` after a secret key at the start of `line` (bare or quoted).
 fn secret_key_colon(line: &str) -> Option<usize> {
-    SECRET_KEYS.iter().find_map(|key| {
+    SECRET_FIELDS.iter().map(|field| field.key).find_map(|key| {
         let unquoted = line.trim_start_matches(['"', '\'']);
         let rest = unquoted.strip_prefix(key)?;
         let rest_trimmed = rest.trim_start_matches(['"', '\'', ' ', '\t']);

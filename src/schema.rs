@@ -11,6 +11,7 @@ use crate::diagnostic::{Diagnostic, key, value};
 use crate::load::{Document, escape_pointer_token};
 use crate::rules::input::SCHEMA_VIOLATION;
 use crate::source::SourceFile;
+use crate::spec::secret_fields::{SECRET_FIELDS, SecretField};
 use crate::spec::{Node, Spec};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
@@ -277,6 +278,9 @@ fn describe(
     kind: &ValidationErrorKind,
     fallback: &str,
 ) -> Vec<Diagnostic> {
+    if let Some(secret) = secret_field_around(pointer) {
+        return vec![not_a_secret_reference(secret)];
+    }
     let field = field_name(pointer);
     match kind {
         ValidationErrorKind::AdditionalProperties { unexpected } => unexpected
@@ -330,18 +334,9 @@ fn describe(
             if pointer.is_empty() && instance.is_null() {
                 return vec![empty_document(source)];
             }
-            let secret = pointer.contains("/kubeadmToken") || pointer.contains("/kubeadmCaHash");
-            let written = if secret {
-                "…".to_string()
-            } else {
-                written_text(source, document, pointer)
-            };
+            let written = written_text(source, document, pointer);
             let label = field_label(pointer);
-            let found = if secret {
-                "another type (the value is not shown)".to_string()
-            } else {
-                json_type(instance, &written)
-            };
+            let found = json_type(instance, &written);
             let diagnostic = Diagnostic::new(
                 &SCHEMA_VIOLATION,
                 value(pointer),
@@ -410,18 +405,6 @@ fn describe(
                 .help(format!("set `{field}` to a value {bound} {limit}")),
             ]
         }
-        ValidationErrorKind::AnyOf { .. } if field_is_secret(field) => vec![
-            Diagnostic::new(
-                &SCHEMA_VIOLATION,
-                value(pointer),
-                format!("`{field}` must be a reference `{{fromEnv: NAME}}`"),
-            )
-            .label("not a secret reference")
-            .help(format!(
-                "write `{field}: {{fromEnv: {}}}`",
-                secret_variable(field)
-            )),
-        ],
         _ if !documented_values(schema, pointer).is_empty() => {
             let shown = instance
                 .as_str()
@@ -524,16 +507,25 @@ fn field_label(pointer: &str) -> String {
     }
 }
 
-fn field_is_secret(field: &str) -> bool {
-    matches!(field, "kubeadmToken" | "kubeadmCaHash")
+/// The secret field at or above a pointer: whatever is wrong there, no message may quote the
+/// value, so every schema violation inside one gets the same words.
+fn secret_field_around(pointer: &str) -> Option<&'static SecretField> {
+    SECRET_FIELDS.iter().find(|field| {
+        pointer
+            .strip_prefix(field.pointer)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
 }
 
-fn secret_variable(field: &str) -> &'static str {
-    if field == "kubeadmToken" {
-        "KUBEADM_TOKEN"
-    } else {
-        "KUBEADM_CA_HASH"
-    }
+fn not_a_secret_reference(secret: &SecretField) -> Diagnostic {
+    let (key, variable) = (secret.key, secret.default_variable);
+    Diagnostic::new(
+        &SCHEMA_VIOLATION,
+        value(secret.pointer),
+        format!("`{key}` must be a reference `{{fromEnv: NAME}}` (the value written is not shown)"),
+    )
+    .label("not a secret reference")
+    .help(format!("write `{key}: {{fromEnv: {variable}}}`"))
 }
 
 /// The last reference token of a pointer, or `spec` for the document itself.

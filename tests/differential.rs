@@ -87,12 +87,7 @@ fn outputs(checked: &Checked) -> Vec<String> {
         github::render(&reports),
     ];
     if let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) {
-        let secrets = render::Secrets::default();
-        let input = render::Input {
-            spec,
-            plan,
-            secrets: &secrets,
-        };
+        let input = render::Input { spec, plan };
         outputs.push(format!("{:?}", render::render_all(&input)));
     }
     outputs

@@ -198,11 +198,9 @@ fn every_rule_has_a_failing_fixture_and_a_passing_neighbour() {
     };
     let (invalid, valid) = (names("invalid"), names("valid"));
     for rule in hybridgen::rules::all() {
-        // HG006 fires only when rendering, which needs the environment; it has no plan fixture.
         // HG5xx and HG65x compare a plan with a captured cluster: their cases are in
-        // tests/verify.rs. HG010 on environment values also fires only when rendering
-        // (tests/windows.rs).
-        if rule.code == "HG006" || rule.code.starts_with("HG5") || rule.code.starts_with("HG65") {
+        // tests/verify.rs.
+        if rule.code.starts_with("HG5") || rule.code.starts_with("HG65") {
             continue;
         }
         let prefix = format!("{}-", rule.code);

@@ -145,8 +145,7 @@ proptest! {
             && !checked.diagnostics.iter().any(|d| d.severity == Severity::Error);
         if clean {
             let (spec, plan) = checked.into_spec_and_plan().unwrap();
-            let secrets = render::Secrets::default();
-            let input = render::Input { spec: &spec, plan: &plan, secrets: &secrets };
+            let input = render::Input { spec: &spec, plan: &plan };
             let rendered = render::render_all(&input);
             prop_assert!(rendered.is_ok(), "a clean spec does not render: {:?}\n{text}", rendered.err());
             let listed = render::artifact_paths(&input).unwrap();

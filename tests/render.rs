@@ -157,76 +157,6 @@ fn a_spec_with_errors_renders_nothing() {
 }
 
 #[test]
-fn unset_secrets_are_named_never_written_and_block_rendering() {
-    let out = scratch("unset");
-    let spec = root().join(MAIN_EXAMPLE);
-    let args = [
-        "render",
-        spec.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let refused = hybridgen(&args, false, root());
-    assert_eq!(refused.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(
-        stderr.contains("HG006") && stderr.contains("KUBEADM_TOKEN"),
-        "{stderr}"
-    );
-    assert!(!out.exists());
-
-    let mut allowed_args = args.to_vec();
-    allowed_args.push("--allow-missing-secrets");
-    let allowed = hybridgen(&allowed_args, false, root());
-    assert_eq!(
-        allowed.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&allowed.stderr)
-    );
-    let node_config =
-        std::fs::read_to_string(out.join("windows/win-worker-0/Kubeclustervxlan.json")).unwrap();
-    assert!(node_config.contains("<unset: KUBEADM_TOKEN>"));
-    std::fs::remove_dir_all(&out).unwrap();
-}
-
-#[test]
-fn secrets_reach_only_their_files_which_are_private() {
-    let out = scratch("secrets");
-    let output = render(&root().join(MAIN_EXAMPLE), &out);
-    assert_eq!(output.status.code(), Some(0));
-    for stream in [&output.stdout, &output.stderr] {
-        let text = String::from_utf8_lossy(stream);
-        assert!(
-            !text.contains(TOKEN) && !text.contains(CA_HASH),
-            "a secret was printed"
-        );
-    }
-    for (path, bytes) in tree(&out) {
-        let text = String::from_utf8_lossy(&bytes);
-        let holds = text.contains(TOKEN) || text.contains(CA_HASH);
-        assert_eq!(holds, path.starts_with("windows/"), "{path}");
-        #[cfg(unix)]
-        if holds {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(out.join(&path))
-                .unwrap()
-                .permissions()
-                .mode()
-                & 0o777;
-            assert_eq!(mode, 0o600, "{path}");
-        }
-    }
-    // Plan output, in every format, never holds them either.
-    for format in ["human", "json", "sarif", "github"] {
-        let plan = hybridgen(&["plan", "--format", format, MAIN_EXAMPLE], true, root());
-        let text = String::from_utf8_lossy(&plan.stdout);
-        assert!(!text.contains(TOKEN) && !text.contains(CA_HASH), "{format}");
-    }
-    std::fs::remove_dir_all(&out).unwrap();
-}
-
-#[test]
 fn check_reports_stale_and_missing_files_and_writes_nothing() {
     let out = scratch("check");
     let spec = root().join(MAIN_EXAMPLE);
@@ -238,7 +168,7 @@ fn check_reports_stale_and_missing_files_and_writes_nothing() {
         out.to_str().unwrap(),
         "--check",
     ];
-    // Without the secrets, files holding them still compare equal (masked).
+    // No file holds a secret: the check needs none.
     let clean = hybridgen(&check_args, false, root());
     assert_eq!(
         clean.status.code(),
@@ -397,7 +327,7 @@ fn node_order_changes_only_the_order_dependent_files() {
 /// every spec that renders at all (examples, render fixtures and the valid lint fixtures).
 #[test]
 fn listed_paths_are_exactly_the_rendered_ones() {
-    use hybridgen::render::{Input, Secrets, artifact_paths, render_all};
+    use hybridgen::render::{Input, artifact_paths, render_all};
     let valid = std::fs::read_dir(root().join("tests/fixtures/valid"))
         .unwrap()
         .map(|entry| entry.unwrap().path());
@@ -408,11 +338,9 @@ fn listed_paths_are_exactly_the_rendered_ones() {
         let (Some(spec_model), Some(plan)) = (&checked.spec, &checked.plan) else {
             continue;
         };
-        let secrets = Secrets::default();
         let input = Input {
             spec: spec_model,
             plan,
-            secrets: &secrets,
         };
         let Ok(rendered) = render_all(&input) else {
             continue;
@@ -521,87 +449,4 @@ fn files_of_a_renamed_node_are_reported_then_removed() {
     );
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&spec_dir).unwrap();
-}
-
-/// RKE2: the join token reaches each node's `config.yaml` only, written 0600, never printed;
-/// `--check` compares the files with the token masked; with Rancher no file holds a token.
-#[test]
-fn rke2_token_reaches_only_the_node_configurations_which_are_private() {
-    let out = scratch("rke2-secrets");
-    let spec = root().join("examples/rke2-1.31-flannel-windows.yaml");
-    let output = render(&spec, &out);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    for stream in [&output.stdout, &output.stderr] {
-        assert!(!String::from_utf8_lossy(stream).contains(RKE2_TOKEN));
-    }
-    let files = tree(&out);
-    let holding: Vec<&str> = files
-        .iter()
-        .filter(|(_, bytes)| String::from_utf8_lossy(bytes).contains(RKE2_TOKEN))
-        .map(|(path, _)| path.as_str())
-        .collect();
-    assert_eq!(
-        holding,
-        [
-            "rke2/linux-agent-0/config.yaml",
-            "rke2/server-0/config.yaml",
-            "rke2/win-agent-0/config.yaml",
-            "rke2/win-agent-1/config.yaml"
-        ]
-    );
-    #[cfg(unix)]
-    for path in &holding {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(out.join(path))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o777;
-        assert_eq!(mode, 0o600, "{path}");
-    }
-    let spec_arg = spec.to_str().unwrap();
-    let out_arg = out.to_str().unwrap();
-    let check = hybridgen(
-        &["render", spec_arg, "--out", out_arg, "--check"],
-        false,
-        root(),
-    );
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
-    let refused = hybridgen(&["render", spec_arg, "--out", out_arg], false, root());
-    assert_eq!(refused.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("`RKE2_TOKEN` is not set"));
-    std::fs::remove_dir_all(&out).unwrap();
-
-    let rancher = scratch("rancher-secrets");
-    let through = hybridgen(
-        &[
-            "render",
-            "examples/rancher-2.14-custom-windows.yaml",
-            "--out",
-            rancher.to_str().unwrap(),
-        ],
-        false,
-        root(),
-    );
-    assert_eq!(
-        through.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&through.stderr)
-    );
-    for (path, bytes) in tree(&rancher) {
-        let text = String::from_utf8_lossy(&bytes);
-        assert!(!text.contains("<unset:"), "{path}");
-    }
-    std::fs::remove_dir_all(&rancher).unwrap();
 }

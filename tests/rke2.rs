@@ -7,9 +7,8 @@
 //! with.
 
 use hybridgen::pipeline;
-use hybridgen::render::{Artifact, Input, Secrets, render_all};
+use hybridgen::render::{Artifact, Input, render_all};
 use serde::Deserialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Flags of both `rke2 server` and `rke2 agent` that the rendered files and the specs of this
@@ -26,6 +25,7 @@ const AGENT_FLAGS: &[&str] = &[
     "protect-kernel-defaults",
     "server",
     "token",
+    "token-file",
     "with-node-id",
 ];
 
@@ -109,14 +109,9 @@ fn rendered(spec: &Path) -> Vec<Artifact> {
         checked.spec.as_ref().unwrap(),
         checked.plan.as_ref().unwrap(),
     );
-    let secrets = Secrets::from_values(BTreeMap::from([(
-        "RKE2_TOKEN".to_string(),
-        "K10abc::server:secret".to_string(),
-    )]));
     render_all(&Input {
         spec: spec_model,
         plan,
-        secrets: &secrets,
     })
     .unwrap()
 }

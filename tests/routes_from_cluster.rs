@@ -143,8 +143,6 @@ fn render(spec: &Path, out: &Path, capture: Option<&Path>) -> Output {
         spec.display().to_string(),
         "--out".into(),
         out.display().to_string(),
-        // The Windows node configuration needs the join secrets; placeholders do here.
-        "--allow-missing-secrets".into(),
     ];
     if let Some(capture) = capture {
         args.extend(["--cluster".into(), capture.display().to_string()]);

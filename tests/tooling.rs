@@ -281,24 +281,23 @@ fn the_hook_checks_specs_and_passes_over_other_yaml() {
     );
 }
 
+/// `render` reads no secret: with no variable set, every file renders and none holds a
+/// placeholder or an escaped `<` where one used to stand.
 #[test]
-fn placeholders_are_written_as_the_help_names_them() {
-    let out = scratch("placeholders");
-    let rendered = hybridgen(&[
-        "render",
-        CURRENT,
-        "--out",
-        out.to_str().unwrap(),
-        "--allow-missing-secrets",
-    ]);
+fn rendering_needs_no_secret_and_writes_no_placeholder() {
+    let out = scratch("no-secrets");
+    let rendered = hybridgen(&["render", CURRENT, "--out", out.to_str().unwrap()]);
     assert_eq!(rendered.status.code(), Some(0), "{}", stdout(&rendered));
     let join = std::fs::read_to_string(out.join("windows/win-worker-0/kubeadm-join.yaml")).unwrap();
-    assert!(join.contains("token: \"<unset: KUBEADM_TOKEN>\""), "{join}");
+    assert!(!join.contains("token:"), "{join}");
     for entry in walk(&out) {
         let text = std::fs::read_to_string(&entry).unwrap_or_default();
-        assert!(!text.contains("\\u003c"), "{}: {text}", entry.display());
+        assert!(
+            !text.contains("\\u003c") && !text.contains("<unset"),
+            "{}: {text}",
+            entry.display()
+        );
     }
-    assert!(read("README.md").contains("`<unset: VARIABLE>`"));
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -320,13 +319,7 @@ fn per_host_routes_are_written_only_as_the_docs_say() {
     const ROUTED: &str = "tests/fixtures/render/routed-host-gw.yaml";
     let out = scratch("routes");
     let out_arg = out.to_str().unwrap();
-    let refused = hybridgen(&[
-        "render",
-        ROUTED,
-        "--out",
-        out_arg,
-        "--allow-missing-secrets",
-    ]);
+    let refused = hybridgen(&["render", ROUTED, "--out", out_arg]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(!out.join("routes/hosts").exists());
     let taken_on = hybridgen(&[
@@ -334,7 +327,6 @@ fn per_host_routes_are_written_only_as_the_docs_say() {
         ROUTED,
         "--out",
         out.to_str().unwrap(),
-        "--allow-missing-secrets",
         "--warn",
         "HG206",
     ]);

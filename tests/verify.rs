@@ -747,13 +747,7 @@ fn registered_without_subnets() -> Vec<serde_json::Value> {
 fn assign_script() -> PathBuf {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("assign-script");
     let _ = std::fs::remove_dir_all(&out);
-    let rendered = hybridgen(&[
-        "render",
-        FROM_THE_PLAN,
-        "--out",
-        out.to_str().unwrap(),
-        "--allow-missing-secrets",
-    ]);
+    let rendered = hybridgen(&["render", FROM_THE_PLAN, "--out", out.to_str().unwrap()]);
     assert_eq!(
         rendered.status.code(),
         Some(0),

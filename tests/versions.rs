@@ -10,7 +10,7 @@ use hybridgen::plan::pins;
 use hybridgen::plan::releases::containerd::{self, ContainerdLine};
 use hybridgen::plan::releases::kubernetes::{self, ContainerdOne, Gate, KubernetesRelease};
 use hybridgen::plan::releases::windows;
-use hybridgen::render::{Input, Secrets, render_all};
+use hybridgen::render::{Input, render_all};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -59,25 +59,11 @@ fn render(row: &KubernetesRelease, line: &ContainerdLine, build: &str) -> Render
             row.minor, line.newest
         );
     };
-    let secrets = Secrets::from_values(BTreeMap::from([
-        (
-            "KUBEADM_TOKEN".to_string(),
-            "q1w2e3.r4t5y6u7i8o9p0a1".to_string(),
-        ),
-        (
-            "KUBEADM_CA_HASH".to_string(),
-            format!("sha256:{}", "0f".repeat(32)),
-        ),
-    ]));
-    let files = render_all(&Input {
-        spec,
-        plan,
-        secrets: &secrets,
-    })
-    .unwrap_or_else(|error| panic!("1.{}: {}", row.minor, error.0))
-    .into_iter()
-    .map(|artifact| (artifact.path, artifact.contents))
-    .collect();
+    let files = render_all(&Input { spec, plan })
+        .unwrap_or_else(|error| panic!("1.{}: {}", row.minor, error.0))
+        .into_iter()
+        .map(|artifact| (artifact.path, artifact.contents))
+        .collect();
     Rendered { findings, files }
 }
 

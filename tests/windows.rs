@@ -4,17 +4,12 @@
 //! Windows object can break the Linux flannel DaemonSet, in every flannel manifest flavour; the
 //! new example's Windows files are reviewed snapshots; `--check` holds for them.
 
-use hybridgen::render::{Artifact, Input, Secrets, render_all};
+use hybridgen::render::{Artifact, Input, render_all};
 use serde::Deserialize;
 use serde_json::Value as Json;
 use serde_yaml::Value as Yaml;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const TOKEN: &str = "q1w2e3.r4t5y6u7i8o9p0a1";
-const CA_HASH: &str = "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
-const EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,22 +25,14 @@ fn hostprocess_renders() -> Vec<(String, BTreeMap<String, String>)> {
         .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
         .collect();
     specs.sort();
-    let secrets = Secrets::from_values(BTreeMap::from([
-        ("KUBEADM_TOKEN".to_string(), TOKEN.to_string()),
-        ("KUBEADM_CA_HASH".to_string(), CA_HASH.to_string()),
-    ]));
     let mut renders = Vec::new();
     for path in specs {
         let checked = hybridgen::pipeline::check("spec.yaml", std::fs::read(&path).unwrap());
         let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
             panic!("{} does not plan", path.display());
         };
-        let artifacts = render_all(&Input {
-            spec,
-            plan,
-            secrets: &secrets,
-        })
-        .unwrap_or_else(|error| panic!("{}: {}", path.display(), error.0));
+        let artifacts = render_all(&Input { spec, plan })
+            .unwrap_or_else(|error| panic!("{}: {}", path.display(), error.0));
         let files: BTreeMap<String, String> = artifacts
             .into_iter()
             .map(|Artifact { path, contents, .. }| (path, contents))
@@ -480,191 +467,6 @@ fn the_new_example_windows_files_are_stable() {
             insta::assert_snapshot!(name, contents);
         }
     });
-}
-
-fn hybridgen(args: &[&str], secrets: bool) -> std::process::Output {
-    let env: &[(&str, &str)] = if secrets {
-        &[("KUBEADM_TOKEN", TOKEN), ("KUBEADM_CA_HASH", CA_HASH)]
-    } else {
-        &[]
-    };
-    hybridgen_with(args, env)
-}
-
-#[test]
-fn join_files_hold_the_secrets_privately_and_check_masks_them() {
-    let out = std::env::temp_dir().join(format!("hybridgen-windows-check-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let out_text = out.to_str().unwrap();
-    let refused = hybridgen(&["render", EXAMPLE, "--out", out_text], false);
-    assert_eq!(refused.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(
-        stderr.contains("HG006") && stderr.contains("KUBEADM_TOKEN"),
-        "{stderr}"
-    );
-
-    let rendered = hybridgen(&["render", EXAMPLE, "--out", out_text], true);
-    assert_eq!(
-        rendered.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&rendered.stderr)
-    );
-    for entry in walk(&out) {
-        let relative = entry
-            .strip_prefix(&out)
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
-        let contents = std::fs::read_to_string(&entry).unwrap_or_default();
-        let holds = contents.contains(TOKEN) || contents.contains(CA_HASH);
-        assert_eq!(holds, relative.ends_with("kubeadm-join.yaml"), "{relative}");
-        #[cfg(unix)]
-        if holds {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&entry).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode, 0o600, "{relative}");
-        }
-    }
-
-    // Without the secrets, --check compares the join files masked: clean.
-    let check = ["render", EXAMPLE, "--out", out_text, "--check"];
-    let clean = hybridgen(&check, false);
-    assert_eq!(
-        clean.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&clean.stdout)
-    );
-    // A hand edit is found and shown, the secrets are not.
-    let join = out.join("windows/win-worker-0/kubeadm-join.yaml");
-    let edited = std::fs::read_to_string(&join)
-        .unwrap()
-        .replace("192.168.10.30", "192.168.10.99");
-    std::fs::write(&join, edited).unwrap();
-    let stale = hybridgen(&check, true);
-    assert_eq!(stale.status.code(), Some(1));
-    let report = String::from_utf8_lossy(&stale.stdout);
-    assert!(
-        report.contains("differs: windows/win-worker-0/kubeadm-join.yaml"),
-        "{report}"
-    );
-    assert!(report.contains("192.168.10.99"), "{report}");
-    assert!(
-        !report.contains(TOKEN) && !report.contains(CA_HASH),
-        "{report}"
-    );
-    std::fs::remove_dir_all(&out).unwrap();
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(current) = pending.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files
-}
-
-fn hybridgen_with(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_hybridgen"));
-    command
-        .args(args)
-        .current_dir(root())
-        .env_remove("KUBEADM_TOKEN")
-        .env_remove("KUBEADM_CA_HASH")
-        .envs(env.iter().copied());
-    command.output().unwrap()
-}
-
-#[test]
-fn secrets_from_the_environment_are_checked_before_anything_is_written() {
-    let out = std::env::temp_dir().join(format!("hybridgen-windows-env-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let out_text = out.to_str().unwrap();
-    let render = ["render", EXAMPLE, "--out", out_text];
-    // A shell capture's line break, and a hash without its prefix.
-    let token_with_newline = format!("{TOKEN}\n");
-    let hash_without_prefix = CA_HASH.trim_start_matches("sha256:");
-    for (token, hash, field) in [
-        (token_with_newline.as_str(), CA_HASH, "KUBEADM_TOKEN"),
-        (TOKEN, hash_without_prefix, "KUBEADM_CA_HASH"),
-    ] {
-        let refused = hybridgen_with(
-            &render,
-            &[("KUBEADM_TOKEN", token), ("KUBEADM_CA_HASH", hash)],
-        );
-        assert_eq!(refused.status.code(), Some(1));
-        let stderr = String::from_utf8_lossy(&refused.stderr);
-        assert!(
-            stderr.contains("HG010") && stderr.contains(&format!("`{field}`")),
-            "{stderr}"
-        );
-        assert!(
-            !stderr.contains(TOKEN) && !stderr.contains(hash_without_prefix),
-            "{stderr}"
-        );
-        assert!(!out.exists(), "something was written");
-    }
-}
-
-#[test]
-fn check_fails_while_a_file_holds_a_placeholder() {
-    let out = std::env::temp_dir().join(format!(
-        "hybridgen-windows-placeholder-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&out);
-    let out_text = out.to_str().unwrap();
-    let placeholders = hybridgen_with(
-        &[
-            "render",
-            EXAMPLE,
-            "--out",
-            out_text,
-            "--allow-missing-secrets",
-        ],
-        &[],
-    );
-    assert_eq!(
-        placeholders.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&placeholders.stderr)
-    );
-    let check = ["render", EXAMPLE, "--out", out_text, "--check"];
-    for env in [
-        &[][..],
-        &[("KUBEADM_TOKEN", TOKEN), ("KUBEADM_CA_HASH", CA_HASH)][..],
-    ] {
-        let stale = hybridgen_with(&check, env);
-        assert_eq!(stale.status.code(), Some(1));
-        let report = String::from_utf8_lossy(&stale.stdout);
-        assert!(
-            report.contains(
-                "windows/win-worker-0/kubeadm-join.yaml in "
-                    .to_string()
-                    .as_str()
-            ) && report.contains("still holds the placeholder for `KUBEADM_TOKEN`"),
-            "{report}"
-        );
-    }
-    // Rendered again with the secrets, the files are complete and up to date.
-    let complete = hybridgen_with(
-        &["render", EXAMPLE, "--out", out_text],
-        &[("KUBEADM_TOKEN", TOKEN), ("KUBEADM_CA_HASH", CA_HASH)],
-    );
-    assert_eq!(complete.status.code(), Some(0));
-    assert_eq!(hybridgen_with(&check, &[]).status.code(), Some(0));
-    std::fs::remove_dir_all(&out).unwrap();
 }
 
 /// `"$name: text"` is a parse error in PowerShell (a drive-qualified variable with no name after

@@ -12,7 +12,7 @@ use crate::escape;
 use crate::pipeline::{self, Checked};
 use crate::plan::{Plan, SubnetSource};
 use crate::render::write::{self, Drift, Written};
-use crate::render::{self, Artifact, secrets};
+use crate::render::{self, Artifact};
 use crate::report::FileReport;
 use crate::rules::{self, cidr::POD_CIDR_PREDICTED, live::LiveContext};
 use crate::spec::Spec;
@@ -32,8 +32,8 @@ pub struct RenderArgs {
     /// Write nothing; exit 1 listing the files that differ from the rendered ones, or are missing.
     #[arg(long)]
     check: bool,
-    /// Render even when secret variables are unset, writing an obvious placeholder instead.
-    #[arg(long)]
+    /// Removed: `render` reads no secret, so none can be missing (see `REMOVED_SECRETS_FLAG`).
+    #[arg(long, hide = true)]
     allow_missing_secrets: bool,
     /// Overwrite files in the output directory that hybridgen did not write.
     #[arg(long)]
@@ -46,7 +46,14 @@ pub struct RenderArgs {
     severities: SeverityArgs,
 }
 
+/// What an old command line with `--allow-missing-secrets` is told, rather than a silent no-op.
+const REMOVED_SECRETS_FLAG: &str = "`--allow-missing-secrets` was removed: `render` reads no secret any more, so none can be missing. The node scripts (join.ps1, install.sh, install.ps1) read the join secrets from the environment when they run; drop the flag";
+
 pub fn run(args: RenderArgs) -> Outcome {
+    if args.allow_missing_secrets {
+        complain(REMOVED_SECRETS_FLAG);
+        return Outcome::Unusable;
+    }
     let name = args.spec.display().to_string();
     let bytes = match read_input(&args.spec) {
         Ok(bytes) => bytes,
@@ -69,23 +76,6 @@ pub fn run(args: RenderArgs) -> Outcome {
         complain_findings(&checked, &diagnostics);
         complain(&format!("`{name}` has errors; nothing was rendered"));
         return Outcome::Errors;
-    }
-    let (secrets, unset) = secrets::from_environment(spec, plan);
-    let malformed = secrets::format_findings(spec, plan, &secrets);
-    if !malformed.is_empty() {
-        complain_findings(&checked, &malformed);
-        complain("nothing was rendered; correct the variables");
-        return Outcome::Errors;
-    }
-    if !unset.is_empty() && !args.check {
-        let findings = secrets::unset_findings(spec, plan, &unset, args.allow_missing_secrets);
-        complain_findings(&checked, &findings);
-        if !args.allow_missing_secrets {
-            complain(
-                "nothing was rendered; set the variables, or pass --allow-missing-secrets for placeholders",
-            );
-            return Outcome::Errors;
-        }
     }
     let mut note = String::new();
     let live_plan = match args.live.source() {
@@ -132,7 +122,6 @@ pub fn run(args: RenderArgs) -> Outcome {
     let input = render::Input {
         spec: &spec,
         plan: &plan,
-        secrets: &secrets,
     };
     let artifacts = match render::render_all(&input) {
         Ok(artifacts) => artifacts,
@@ -218,21 +207,6 @@ fn from_cluster(
 
 /// `--check`: what differs between the rendered artifacts and the directory; nothing is written.
 fn check(out: &Path, artifacts: &[Artifact], spec_name: &str) -> Outcome {
-    let placeholders = secrets::placeholders_on_disk(out, artifacts);
-    if !placeholders.is_empty() {
-        let mut text = String::new();
-        for (path, variable) in &placeholders {
-            text.push_str(&format!(
-                "{path} in {} still holds the placeholder for `{variable}`\n",
-                out.display()
-            ));
-        }
-        text.push_str(&format!(
-            "set the variables and run `hybridgen render {spec_name} --out {}` before deploying\n",
-            out.display()
-        ));
-        return emit(&text, Outcome::Errors);
-    }
     let drift = match write::check(out, artifacts) {
         Ok(drift) => drift,
         Err(error) => {

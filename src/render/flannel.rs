@@ -436,7 +436,6 @@ mod tests {
     use super::*;
     use crate::plan::Plan;
     use crate::plan::flannel_release::{RELEASES, resolve};
-    use crate::render::Secrets;
     use crate::spec::Spec;
     use serde::Deserialize;
     use serde_yaml::Value;
@@ -482,11 +481,9 @@ nodes:
     fn render_yaml(yaml: &str) -> Vec<Artifact> {
         let spec: Spec = serde_yaml::from_str(yaml).unwrap();
         let plan = Plan::build(&spec);
-        let secrets = Secrets::default();
         let input = Input {
             spec: &spec,
             plan: &plan,
-            secrets: &secrets,
         };
         let first = render(&input).unwrap();
         let second = render(&input).unwrap();
@@ -1286,11 +1283,9 @@ nodes:
         let yaml = spec_yaml("latest", &vxlan(Some("v0.14.0")), true);
         let spec: Spec = serde_yaml::from_str(&yaml).unwrap();
         let plan = Plan::build(&spec);
-        let secrets = Secrets::default();
         let input = Input {
             spec: &spec,
             plan: &plan,
-            secrets: &secrets,
         };
         assert!(render(&input).is_err());
     }

@@ -10,29 +10,26 @@
 
 pub mod flannel;
 pub mod kubeadm;
+pub(crate) mod node_secret;
 pub mod plan_file;
 pub mod pod_cidrs;
 pub mod rke;
 pub mod rke2;
 pub mod routes;
 pub(crate) mod script;
-pub mod secrets;
 pub mod write;
 pub(crate) mod yaml;
 
 use crate::plan::Plan;
 use crate::plan::distribution::Distribution;
 use crate::spec::Spec;
-use std::collections::BTreeMap;
 
-/// One rendered file: its path under `--out` (`/`-separated, relative) and its contents.
+/// One rendered file: its path under `--out` (`/`-separated, relative) and its contents. No
+/// rendered file holds a secret ([`node_secret`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Artifact {
     pub path: String,
     pub contents: String,
-    /// Keys (JSON, or YAML `key: value` lines) whose values are secrets: the file is written 0600,
-    /// and `--check` compares it with these values masked. Empty for files without secrets.
-    pub secret_keys: &'static [&'static str],
 }
 
 impl Artifact {
@@ -40,52 +37,14 @@ impl Artifact {
         Self {
             path: path.into(),
             contents: contents.into(),
-            secret_keys: &[],
         }
     }
-
-    pub fn holds_secrets(&self) -> bool {
-        !self.secret_keys.is_empty()
-    }
 }
 
-/// Secret values read from the environment at render time, by variable name. Values never reach
-/// a template context, a message or a report.
-#[derive(Default, Clone)]
-pub struct Secrets {
-    values: BTreeMap<String, String>,
-}
-
-impl std::fmt::Debug for Secrets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.values.keys()).finish()
-    }
-}
-
-impl Secrets {
-    pub fn from_values(values: BTreeMap<String, String>) -> Self {
-        Self { values }
-    }
-
-    /// The value of a variable, or an obvious placeholder when it was allowed to be missing.
-    pub fn value(&self, variable: &str) -> String {
-        self.values
-            .get(variable)
-            .cloned()
-            .unwrap_or_else(|| secrets::placeholder(variable))
-    }
-
-    /// The value of a variable, when it is set.
-    pub fn get(&self, variable: &str) -> Option<&str> {
-        self.values.get(variable).map(String::as_str)
-    }
-}
-
-/// What the renderers read.
+/// What the renderers read: the spec and its plan, never a secret.
 pub struct Input<'a> {
     pub spec: &'a Spec,
     pub plan: &'a Plan,
-    pub secrets: &'a Secrets,
 }
 
 /// The cluster-wide values every renderer needs, known valid: rendering only runs on specs
@@ -273,8 +232,6 @@ pub(crate) trait Room: Sync {
     /// The files it writes, without rendering them.
     fn paths(&self, input: &Input) -> Result<Vec<String>, RenderError>;
     fn render(&self, input: &Input) -> Result<Vec<Artifact>, RenderError>;
-    /// The secrets its files read from the environment.
-    fn secret_variables(&self, spec: &Spec, plan: &Plan) -> Vec<secrets::SecretVariable>;
     /// Where its files set kube-controller-manager's flags, and what starts the control plane:
     /// what `pod-cidrs/assign.sh` tells its reader.
     fn controller_manager(&self) -> ControllerManager;

@@ -835,12 +835,10 @@ fn clear_leftover(path: &Path) {
     }
 }
 
-/// The permissions an artifact is created with: 0600 for secrets (never created readable and
-/// narrowed afterwards), 0755 for scripts, 0644 otherwise (less the umask).
+/// The permissions an artifact is created with: 0755 for scripts, 0644 otherwise (less the
+/// umask). No artifact holds a secret.
 fn mode(artifact: &Artifact) -> u32 {
-    if artifact.holds_secrets() {
-        0o600
-    } else if artifact.path.ends_with(".sh") {
+    if artifact.path.ends_with(".sh") {
         0o755
     } else {
         0o644
@@ -902,8 +900,9 @@ fn remove_empty_parents(out: &Path, file: &Path) {
     }
 }
 
-/// Compares rendered artifacts with `out` without writing anything. Files holding secrets are
-/// compared with the secret values masked on both sides.
+/// Compares rendered artifacts with `out` without writing anything. No rendered file holds a
+/// secret, but a file on disk may (one rendered by an older hybridgen): diffs mask anything shaped
+/// like a bootstrap token or a CA hash.
 ///
 /// When the directory exists it is locked, and a render that was stopped part way is finished
 /// first (the only write `--check` makes), so that what is compared is one whole set.
@@ -924,15 +923,9 @@ pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteErro
             drift.push(Drift::Missing(artifact.path.clone()));
             continue;
         };
-        let (expected, actual) = if artifact.holds_secrets() {
-            (
-                mask(&artifact.contents, artifact.secret_keys),
-                mask(&on_disk, artifact.secret_keys),
-            )
-        } else {
-            (artifact.contents.clone(), on_disk)
-        };
-        if expected != actual {
+        if artifact.contents != on_disk {
+            let [expected, actual] =
+                [&artifact.contents, &on_disk].map(|text| crate::redact::masked(text, &[]));
             drift.push(Drift::Differs {
                 path: artifact.path.clone(),
                 diff: unified_diff(&artifact.path, &actual, &expected),
@@ -946,70 +939,6 @@ pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteErro
             .map(Drift::Obsolete),
     );
     Ok(drift)
-}
-
-/// The text with its secrets replaced, so that comparisons and diffs never depend on, or show, a
-/// secret: the values of the secret keys — by structure in JSON, on the key's own line in YAML —
-/// and then anything shaped like a bootstrap token or a CA hash wherever it stands, so that a file
-/// edited by hand (a value moved to another line) still shows none.
-fn mask(text: &str, keys: &[&str]) -> String {
-    fn walk(value: &mut serde_json::Value, keys: &[&str]) {
-        match value {
-            serde_json::Value::Object(members) => {
-                for (name, member) in members.iter_mut() {
-                    if keys.contains(&name.as_str()) && member.is_string() {
-                        *member = serde_json::Value::from(SECRET_MASK);
-                    } else {
-                        walk(member, keys);
-                    }
-                }
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(|item| walk(item, keys)),
-            _ => {}
-        }
-    }
-    let keyed = match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(mut value) => {
-            walk(&mut value, keys);
-            serde_json::to_string_pretty(&value).unwrap_or_default()
-        }
-        Err(_) => mask_yaml_lines(text, keys),
-    };
-    let mut masked = String::with_capacity(keyed.len());
-    let mut from = 0;
-    for shape in crate::redact::secret_shapes(&keyed) {
-        masked.push_str(&keyed[from..shape.start]);
-        masked.push_str(SECRET_MASK);
-        from = shape.end;
-    }
-    masked.push_str(&keyed[from..]);
-    masked
-}
-
-const SECRET_MASK: &str = "<secret>";
-
-/// YAML: every line `key: value` (or `- key: value`) whose key is a secret key keeps its key and
-/// loses its value.
-fn mask_yaml_lines(text: &str, keys: &[&str]) -> String {
-    let mut masked = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let body = line.trim_start();
-        let indent = &line[..line.len() - body.len()];
-        let (item, body) = match body.strip_prefix("- ") {
-            Some(rest) => ("- ", rest),
-            None => ("", body),
-        };
-        match body.split_once(':') {
-            Some((key, _)) if keys.contains(&key.trim()) => {
-                masked.push_str(&format!("{indent}{item}{key}: {SECRET_MASK}"));
-                if line.ends_with('\n') {
-                    masked.push('\n');
-                }
-            }
-            _ => masked.push_str(line),
-        }
-    }
-    masked
 }
 
 /// A short unified diff (at most 40 lines) from the file on disk to the rendered one.
@@ -1047,11 +976,10 @@ mod tests {
         vec![
             Artifact::new("a.yml", "a: 1\n"),
             Artifact::new("sub/b.json", "{}\n"),
-            Artifact {
-                path: "windows/n/Kubeclustervxlan.json".into(),
-                contents: "{\n  \"KubeadmToken\": \"abcdef.0123456789abcdef\"\n}".into(),
-                secret_keys: &["KubeadmToken"],
-            },
+            Artifact::new(
+                "windows/n/Kubeclustervxlan.json",
+                "{\n  \"KubeadmToken\": \"\"\n}",
+            ),
             Artifact::new("sub/run.sh", "#!/bin/sh\n"),
         ]
     }
@@ -1069,12 +997,12 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn secret_files_are_private_and_others_readable() {
+    fn scripts_are_executable_and_others_readable() {
         use std::os::unix::fs::PermissionsExt;
         let out = scratch("modes");
         write_all(&out, &artifacts(), false).unwrap();
         let mode = |path: &str| fs::metadata(out.join(path)).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode("windows/n/Kubeclustervxlan.json"), 0o600);
+        assert_ne!(mode("windows/n/Kubeclustervxlan.json"), 0o600);
         assert_eq!(
             mode("a.yml") & 0o600,
             0o600,
@@ -1086,15 +1014,11 @@ mod tests {
     }
 
     #[test]
-    fn check_masks_secrets_and_reports_drift_with_a_diff() {
+    fn check_reports_drift_with_a_diff() {
         let out = scratch("check");
         write_all(&out, &artifacts(), false).unwrap();
         let mut changed = artifacts();
         changed[0].contents = "a: 2\n".into();
-        assert!(changed[2].holds_secrets(), "index 2 is the secret file");
-        changed[2].contents = changed[2]
-            .contents
-            .replace("abcdef.0123456789abcdef", "<unset: KUBEADM_TOKEN>");
         changed.push(Artifact::new("new.txt", "x\n"));
         let drift = check(&out, &changed).unwrap();
         assert_eq!(drift.len(), 2, "{drift:?}");
@@ -1110,43 +1034,13 @@ mod tests {
     }
 
     #[test]
-    fn yaml_secrets_are_masked_by_key_and_by_shape() {
-        let token = "abcdef.0123456789abcdef";
-        let hash = format!("sha256:{}", "0123456789abcdef".repeat(4));
-        let keys = &["token", "caCertHashes"];
-        let written = format!(
-            "discovery:\n  bootstrapToken:\n    token: \"{token}\"\n    caCertHashes: [\"{hash}\"]\nname: win-0\n"
-        );
-        let masked = mask(&written, keys);
-        assert!(
-            !masked.contains(token) && !masked.contains(&hash),
-            "{masked}"
-        );
-        assert!(masked.contains("    token: <secret>\n"), "{masked}");
-        assert!(masked.contains("name: win-0"), "{masked}");
-        // The same file with the other secrets masks the same: `--check` without the secrets.
-        let placeholders = written
-            .replace(token, "<unset: KUBEADM_TOKEN>")
-            .replace(&hash, "<unset: KUBEADM_CA_HASH>");
-        assert_eq!(mask(&placeholders, keys), masked);
-        // A hash moved to a line of its own by hand is still never shown.
-        let edited = written.replace(
-            &format!("caCertHashes: [\"{hash}\"]"),
-            &format!("caCertHashes:\n      - \"{hash}\""),
-        );
-        let masked = mask(&edited, keys);
-        assert!(!masked.contains(&hash), "{masked}");
-    }
-
-    #[test]
-    fn check_shows_no_yaml_secret_in_a_diff() {
+    fn check_shows_no_secret_a_file_on_disk_holds_in_a_diff() {
         let out = scratch("check-yaml");
         let token = "abcdef.0123456789abcdef";
-        let artifact = Artifact {
-            path: "windows/n/kubeadm-join.yaml".into(),
-            contents: format!("token: \"{token}\"\nname: a\n"),
-            secret_keys: &["token"],
-        };
+        let artifact = Artifact::new(
+            "windows/n/kubeadm-join.yaml",
+            format!("token: \"{token}\"\nname: a\n"),
+        );
         write_all(&out, std::slice::from_ref(&artifact), false).unwrap();
         let mut changed = artifact.clone();
         changed.contents = format!("token: \"{token}\"\nname: b\n");

@@ -104,11 +104,9 @@ impl<'a> Planned<'a> {
             if !self.renders {
                 return Vec::new();
             }
-            let secrets = render::Secrets::default();
             let input = render::Input {
                 spec: self.spec,
                 plan: self.plan,
-                secrets: &secrets,
             };
             render::artifact_paths(&input).unwrap_or_default()
         })

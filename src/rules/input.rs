@@ -4,6 +4,7 @@ use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
 use crate::plan::{Parsed, Problem};
 use crate::spec::Secret;
+use crate::spec::secret_fields::{SECRET_FIELDS, prefixes_text, variable_problem};
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::Hash;
@@ -81,25 +82,13 @@ declare_rules! {
     ///
     /// ### Fix
     /// Write `kubeadmToken: {fromEnv: KUBEADM_TOKEN}` (`token: {fromEnv: RKE2_TOKEN}`) and set the
-    /// variable when rendering.
+    /// variable on the node when its script (`join.ps1`, `install.sh`, `install.ps1`) runs. An
+    /// inline value is never written into a rendered file: the scripts read the default variable.
     ///
     /// ### References
     /// `kubeadm token create`; Kubernetes "Authenticating with Bootstrap Tokens" (token format);
     /// docs.rke2.io "Token Management".
     SECRET_INLINE = ("HG005", "secret-inline", Warning, Some(check_inline_secrets));
-
-    /// ### What it checks
-    /// When rendering, that every environment variable a secret reference names is set.
-    ///
-    /// ### Why it matters
-    /// A node configuration without its join token fails on the node, long after rendering.
-    ///
-    /// ### Fix
-    /// Export the variables named in the message before `hybridgen render`.
-    ///
-    /// ### References
-    /// The spec format in the README ("Secrets").
-    SECRET_UNSET = ("HG006", "secret-unset", Error, None);
 
     /// ### What it checks
     /// That `metadata.name` and every node name are DNS-1123 labels (lower-case letters, digits and
@@ -146,10 +135,9 @@ declare_rules! {
 
     /// ### What it checks
     /// That the kubeadm token is `[a-z0-9]{6}.[a-z0-9]{16}` and the CA hash is `sha256:` followed
-    /// by 64 hexadecimal digits, with nothing around them, and that RKE2's token is one word
-    /// without spaces or line breaks: written inline, checked with the spec; read from the
-    /// environment (`fromEnv`, or `KUBEADM_TOKEN`, `KUBEADM_CA_HASH` and `RKE2_TOKEN` by default),
-    /// checked by `render` before it writes anything.
+    /// by 64 hexadecimal digits, with nothing around them, and that RKE2's token is one word of
+    /// printable ASCII: written inline, checked with the spec. A value read from the environment
+    /// is checked the same way by the node-side script before it uses it.
     ///
     /// ### Why it matters
     /// `kubeadm join` rejects anything else, on the node, after the files are deployed; an RKE2
@@ -162,6 +150,25 @@ declare_rules! {
     /// ### References
     /// k8s.io/cluster-bootstrap `BootstrapTokenPattern`; kubeadm `pubkeypin`.
     SECRET_FORMAT = ("HG010", "secret-format", Error, Some(check_secret_formats));
+
+    /// ### What it checks
+    /// That a secret reference `{fromEnv: NAME}` names an environment variable
+    /// (`[A-Z][A-Z0-9_]*`, at most 64) that starts with `HYBRIDGEN_`, `KUBEADM_` or `RKE2_`.
+    ///
+    /// ### Why it matters
+    /// The node-side scripts run as root and Administrator and turn the variable's value into the
+    /// cluster's join token. A spec from a pull request that names `AWS_SECRET_ACCESS_KEY` or
+    /// `GITHUB_TOKEN` would make a node hand another system's credentials to the cluster, where
+    /// every node's administrator can read them.
+    ///
+    /// ### Fix
+    /// Name a variable of the cluster's own: `KUBEADM_TOKEN`, `KUBEADM_CA_HASH`, `RKE2_TOKEN`, or
+    /// another name with one of the prefixes (`RKE2_TOKEN_PROD`).
+    ///
+    /// ### References
+    /// POSIX "Environment Variables" (names of upper-case letters, digits and `_`);
+    /// docs.rke2.io "Token Management"; Kubernetes "Authenticating with Bootstrap Tokens".
+    SECRET_VARIABLE = ("HG011", "secret-variable-not-allowed", Error, Some(check_secret_variables));
 }
 
 /// HG003, checked on the raw document before the schema: another version's fields are not errors
@@ -266,181 +273,78 @@ fn check_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-/// A secret the spec writes inline.
-struct Inline<'a> {
-    field: &'static str,
-    pointer: &'static str,
-    text: &'a str,
-    /// The variable the help suggests.
-    variable: &'static str,
-    form: SecretForm,
-}
-
-/// The secrets the spec writes inline.
-fn inline_secrets<'a>(context: &Context<'a>) -> Vec<Inline<'a>> {
-    let spec = context.spec;
-    let control_plane = spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.control_plane.as_ref());
-    let fields = [
-        (
-            "kubeadmToken",
-            "/windows/controlPlane/kubeadmToken",
-            control_plane.and_then(|cp| cp.kubeadm_token.as_ref()),
-            "KUBEADM_TOKEN",
-            SecretForm::BootstrapToken,
-        ),
-        (
-            "kubeadmCaHash",
-            "/windows/controlPlane/kubeadmCaHash",
-            control_plane.and_then(|cp| cp.kubeadm_ca_hash.as_ref()),
-            "KUBEADM_CA_HASH",
-            SecretForm::CaHash,
-        ),
-        (
-            "token",
-            "/rke2/token",
-            spec.rke2.as_ref().and_then(|rke2| rke2.token.as_ref()),
-            "RKE2_TOKEN",
-            SecretForm::Rke2Token,
-        ),
-    ];
-    fields
-        .into_iter()
-        .filter_map(|(field, pointer, secret, variable, form)| match secret {
-            Some(Secret::Inline(text)) => Some(Inline {
-                field,
-                pointer,
-                text: text.as_str(),
-                variable,
-                form,
-            }),
-            _ => None,
-        })
-        .collect()
-}
-
 fn check_inline_secrets(context: &Context, found: &mut Vec<Diagnostic>) {
-    for Inline {
-        field,
-        pointer,
-        variable,
-        ..
-    } in inline_secrets(context)
-    {
+    for field in &SECRET_FIELDS {
+        if field.inline(context.spec).is_none() {
+            continue;
+        }
+        let (key, variable) = (field.key, field.default_variable);
         found.push(
             Diagnostic::new(
                 &SECRET_INLINE,
-                value(pointer),
-                format!("`{field}` holds a secret written into the spec (its value is not shown)"),
+                value(field.pointer),
+                format!("`{key}` holds a secret written into the spec (its value is not shown, and no rendered file holds it)"),
             )
             .label("secret written inline")
             .help(format!(
-                "write `{field}: {{fromEnv: {variable}}}` and set `{variable}` when rendering; rotate the exposed value"
+                "write `{key}: {{fromEnv: {variable}}}` and set `{variable}` on the node when its script runs; rotate the exposed value"
             )),
         );
     }
 }
 
 fn check_secret_formats(context: &Context, found: &mut Vec<Diagnostic>) {
-    for secret in inline_secrets(context) {
-        let (valid, form) = secret.form.check(secret.text);
+    for field in &SECRET_FIELDS {
+        let Some(text) = field.inline(context.spec) else {
+            continue;
+        };
+        let (valid, form) = field.form.check(text);
         if !valid {
             found.push(
                 Diagnostic::new(
                     &SECRET_FORMAT,
-                    value(secret.pointer),
+                    value(field.pointer),
                     format!(
                         "`{}` is not in the form {} accepts, {form} (its value is not shown)",
-                        secret.field,
-                        secret.form.consumer()
+                        field.key,
+                        field.form.consumer()
                     ),
                 )
                 .label("malformed secret")
-                .help(format!("copy {}", secret.form.expected())),
+                .help(format!("copy {}", field.form.expected())),
             );
         }
     }
 }
 
-/// The form a consumer accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SecretForm {
-    /// A kubeadm bootstrap token, `[a-z0-9]{6}.[a-z0-9]{16}` (k8s.io/cluster-bootstrap).
-    BootstrapToken,
-    /// kubeadm's discovery hash, `sha256:` and 64 hexadecimal digits.
-    CaHash,
-    /// An RKE2 token: any text without white space (the short form, or the secure
-    /// `K10<CA hash>::<credentials>`; docs.rke2.io "Token Management").
-    Rke2Token,
-}
-
-impl SecretForm {
-    /// Whether the value has the form, and the form as messages describe it.
-    pub(crate) fn check(self, text: &str) -> (bool, &'static str) {
-        match self {
-            SecretForm::BootstrapToken => (is_bootstrap_token(text), "`[a-z0-9]{6}.[a-z0-9]{16}`"),
-            SecretForm::CaHash => (
-                is_ca_hash(text),
-                "`sha256:` followed by 64 hexadecimal digits",
-            ),
-            SecretForm::Rke2Token => (
-                !text.is_empty() && !text.chars().any(|c| c.is_whitespace() || c.is_control()),
-                "one word without spaces or line breaks",
-            ),
-        }
+fn check_secret_variables(context: &Context, found: &mut Vec<Diagnostic>) {
+    for field in &SECRET_FIELDS {
+        let Some(Secret::FromEnv(reference)) = field.secret(context.spec) else {
+            continue;
+        };
+        let Some(problem) = variable_problem(&reference.from_env) else {
+            continue;
+        };
+        let pointer = format!("{}/fromEnv", field.pointer);
+        found.push(
+            Diagnostic::new(
+                &SECRET_VARIABLE,
+                value(&pointer),
+                format!(
+                    "`{}` names the variable `{}`, which {problem}",
+                    field.key,
+                    crate::escape::bounded(&reference.from_env, 80)
+                ),
+            )
+            .label("not a join secret's variable")
+            .help(format!(
+                "write `{}: {{fromEnv: {}}}`, or another name starting with {}",
+                field.key,
+                field.default_variable,
+                prefixes_text()
+            )),
+        );
     }
-
-    /// Who reads the value.
-    pub(crate) fn consumer(self) -> &'static str {
-        match self {
-            SecretForm::BootstrapToken | SecretForm::CaHash => "kubeadm",
-            SecretForm::Rke2Token => "RKE2",
-        }
-    }
-
-    /// Where a user gets a value, for the help of an unset variable.
-    pub(crate) fn origin(self) -> &'static str {
-        match self {
-            SecretForm::BootstrapToken | SecretForm::CaHash => {
-                "e.g. from `kubeadm token create --print-join-command`"
-            }
-            SecretForm::Rke2Token => {
-                "any string you choose before the first server starts, or its `/var/lib/rancher/rke2/server/token`"
-            }
-        }
-    }
-
-    /// The value to set, for the help of a malformed one.
-    pub(crate) fn expected(self) -> &'static str {
-        match self {
-            SecretForm::BootstrapToken | SecretForm::CaHash => {
-                "the value printed by `kubeadm token create --print-join-command`"
-            }
-            SecretForm::Rke2Token => "the cluster's token",
-        }
-    }
-}
-
-/// A kubeadm bootstrap token: `[a-z0-9]{6}.[a-z0-9]{16}` (k8s.io/cluster-bootstrap).
-pub(crate) fn is_bootstrap_token(text: &str) -> bool {
-    let lower_alnum = |part: &str| {
-        part.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-    };
-    match text.split_once('.') {
-        Some((id, secret)) => {
-            id.len() == 6 && secret.len() == 16 && lower_alnum(id) && lower_alnum(secret)
-        }
-        None => false,
-    }
-}
-
-/// A kubeadm discovery CA hash: `sha256:` and 64 hexadecimal digits (kubeadm `pubkeypin`).
-pub(crate) fn is_ca_hash(text: &str) -> bool {
-    text.strip_prefix("sha256:")
-        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// A DNS-1123 label: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
@@ -638,13 +542,5 @@ mod tests {
         assert!(!is_dns_label(&"a".repeat(64)));
         assert!(is_dns_subdomain("cluster.local"));
         assert!(!is_dns_subdomain("cluster.local."));
-    }
-
-    #[test]
-    fn secret_formats_match_kubeadm() {
-        assert!(is_bootstrap_token("abcdef.0123456789abcdef"));
-        assert!(!is_bootstrap_token("ABCDEF.0123456789abcdef"));
-        assert!(is_ca_hash(&format!("sha256:{}", "a".repeat(64))));
-        assert!(!is_ca_hash(&"a".repeat(64)));
     }
 }

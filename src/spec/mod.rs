@@ -2,6 +2,8 @@
 //! Field names are the public contract. Addresses and versions stay strings here, exactly as
 //! written, so that the plan can parse them once and the rules can say what is wrong with them.
 
+pub mod secret_fields;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -99,7 +101,7 @@ impl Distribution {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Rke2 {
     /// The join token servers and agents share: a reference `{fromEnv: NAME}`, never the value.
-    /// Default: the variable `RKE2_TOKEN`. Files holding it are written 0600.
+    /// Default: the variable `RKE2_TOKEN`, which `install.sh` / `install.ps1` read on the node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &serde_json::json!({"fromEnv": "RKE2_TOKEN"}))]
     pub token: Option<Secret>,
@@ -451,8 +453,9 @@ pub struct ControlPlane {
     pub kubeadm_ca_hash: Option<Secret>,
 }
 
-/// A secret: a reference to an environment variable read at render time. A literal string is
-/// accepted but warned about (HG005): a committed spec should not hold a secret.
+/// A secret: a reference to the environment variable the node-side script reads when it runs
+/// (its name starts with `HYBRIDGEN_`, `KUBEADM_` or `RKE2_`). A literal string is accepted but
+/// warned about (HG005) and never rendered: a committed spec should not hold a secret.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Secret {

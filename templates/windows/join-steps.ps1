@@ -14,6 +14,24 @@ function Install-File([string] $Source, [string] $Destination) {
     Move-Item -Force -Path $Source -Destination $Destination
 }
 
+function New-JoinConfiguration {
+    # kubeadm-join.yaml beside this script holds no secret and ends inside
+    # discovery.bootstrapToken: a copy with the token and the CA hash read above, in a directory
+    # only Administrators and SYSTEM can read, for kubeadm join. The caller deletes the directory.
+    $directory = Join-Path $env:ProgramData ('hybridgen-join-' + [Guid]::NewGuid().ToString('N'))
+    New-Item -ItemType Directory -Path $directory | Out-Null
+    icacls.exe $directory /inheritance:r /grant:r '*S-1-5-32-544:(OI)(CI)F' '*S-1-5-18:(OI)(CI)F' | Out-Null
+    if ($LASTEXITCODE -ne 0) {
+        Remove-Item -Recurse -Force -LiteralPath $directory
+        throw "icacls could not restrict $directory"
+    }
+    # Both values matched their form above, so they need no quoting beyond YAML's double quotes.
+    $text = (Get-Content -Raw -Path (Join-Path $PSScriptRoot 'kubeadm-join.yaml')).TrimEnd()
+    $text += "`n    token: `"$JoinToken`"`n    caCertHashes: [`"$JoinCaHash`"]`n"
+    [IO.File]::WriteAllText((Join-Path $directory 'kubeadm-join.yaml'), $text)
+    return $directory
+}
+
 function Remove-SetAside([string] $Directory) {
     # The files Install-File set aside on earlier runs; those still running stay until next time.
     Get-ChildItem -Path $Directory -Filter '*.old' -File -ErrorAction SilentlyContinue |
@@ -216,9 +234,15 @@ function Invoke-Join {
             }
             Initialize-KubeletDirectories
         }
-        & 'C:\k\kubeadm.exe' join --config (Join-Path $PSScriptRoot 'kubeadm-join.yaml')
-        if ($LASTEXITCODE -ne 0) {
-            throw "kubeadm join failed with exit code ${LASTEXITCODE}: fix what it reported, then run this script again (it undoes the half-finished join first)"
+        $joinDirectory = New-JoinConfiguration
+        try {
+            & 'C:\k\kubeadm.exe' join --config (Join-Path $joinDirectory 'kubeadm-join.yaml')
+            $joinExitCode = $LASTEXITCODE
+        } finally {
+            Remove-Item -Recurse -Force -LiteralPath $joinDirectory
+        }
+        if ($joinExitCode -ne 0) {
+            throw "kubeadm join failed with exit code ${joinExitCode}: fix what it reported, then run this script again (it undoes the half-finished join first)"
         }
     }
     Write-Host "Done: $NodeName has joined. It reports Ready once flanneld (DaemonSet kube-flannel-ds-windows) has written the CNI configuration into ${CniConfigPath}; watch it with: kubectl get node $NodeName"

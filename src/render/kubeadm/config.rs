@@ -48,7 +48,6 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
 mod tests {
     use super::*;
     use crate::plan::Plan;
-    use crate::render::Secrets;
     use crate::render::pod_cidrs::node_mask_flag;
     use crate::spec::Spec;
 
@@ -59,7 +58,6 @@ mod tests {
         render(&Input {
             spec: &spec,
             plan: &plan,
-            secrets: &Secrets::default(),
         })
         .unwrap()
     }

@@ -5,10 +5,7 @@
 pub mod config;
 pub mod windows;
 
-use super::secrets::SecretVariable;
 use super::{Artifact, ControllerManager, Input, RenderError, Room};
-use crate::plan::Plan;
-use crate::spec::Spec;
 
 pub(crate) struct Kubeadm;
 
@@ -23,10 +20,6 @@ impl Room for Kubeadm {
         let mut artifacts = config::render(input)?;
         artifacts.extend(windows::render(input)?);
         Ok(artifacts)
-    }
-
-    fn secret_variables(&self, spec: &Spec, plan: &Plan) -> Vec<SecretVariable> {
-        windows::join_secrets(spec, plan)
     }
 
     fn controller_manager(&self) -> ControllerManager {

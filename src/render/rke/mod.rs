@@ -4,10 +4,7 @@
 //! nothing else is rendered for it. RKE1 reached its end of life on 31 July 2025
 //! (rancher/rancher#46376) and Rancher 2.12 cannot provision it; the file says so.
 
-use super::secrets::SecretVariable;
 use super::{Artifact, ControllerManager, Input, RenderError, Room};
-use crate::plan::Plan;
-use crate::spec::Spec;
 use minijinja::context;
 
 /// The file `render` writes here.
@@ -39,10 +36,6 @@ impl Room for Rke {
         Ok(vec![Artifact::new(PATH, text)])
     }
 
-    fn secret_variables(&self, _spec: &Spec, _plan: &Plan) -> Vec<SecretVariable> {
-        Vec::new()
-    }
-
     fn controller_manager(&self) -> ControllerManager {
         ControllerManager {
             flags_in: "rke/cluster-network.yml",
@@ -54,7 +47,8 @@ impl Room for Rke {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::Secrets;
+    use crate::plan::Plan;
+    use crate::spec::Spec;
     use serde::Deserialize;
 
     /// The RKE1 file of a spec.
@@ -65,7 +59,6 @@ mod tests {
             .render(&Input {
                 spec: &spec,
                 plan: &plan,
-                secrets: &Secrets::default(),
             })
             .unwrap();
         artifacts[0].contents.clone()

@@ -1,6 +1,7 @@
 //! RKE2's room (`distribution: rke2`), standalone: per node `rke2/<node>/config.yaml` (RKE2's
-//! configuration file, holding the join token: written 0600, compared masked) and its install
-//! script (`install.sh` on Linux, `install.ps1` on Windows, [`install`]), and
+//! configuration file, which holds no secret: its `token-file` names the file the install script
+//! writes from the environment when it runs) and its install script (`install.sh` on Linux,
+//! `install.ps1` on Windows, [`install`]), and
 //! `rke2/manifests/rke2-flannel-config.yaml`, the `rke2-flannel` HelmChartConfig every server
 //! deploys from `/var/lib/rancher/rke2/server/manifests/`. With `rancher:` the [`rancher`] room
 //! renders instead: Rancher writes the node configuration itself.
@@ -13,20 +14,16 @@
 pub mod install;
 pub mod rancher;
 
-use super::secrets::{SecretForm, SecretVariable};
 use super::{Artifact, ControllerManager, Input, Network, RenderError, Room};
-use crate::diagnostic::{key, value};
-use crate::plan::rke2::{DEFAULT_TOKEN_VARIABLE, Rke2Plan, SUPERVISOR_PORT};
+use crate::plan::rke2::{Rke2Plan, SUPERVISOR_PORT};
 use crate::plan::{NodePlan, Plan};
 use crate::render::script::path_segment;
-use crate::spec::{Backend, Os, Role, Secret, Spec};
+use crate::spec::{Backend, Os, Role, Spec};
 use serde_json::{Map, Value, json};
 use std::net::Ipv4Addr;
 
 /// The HelmChartConfig, shared by every server.
 pub const MANIFEST_PATH: &str = "rke2/manifests/rke2-flannel-config.yaml";
-/// The keys of `config.yaml` whose values are secrets.
-pub const SECRET_KEYS: &[&str] = &["token"];
 
 /// The taint RKE2's documentation gives a server that should run no workloads (docs.rke2.io
 /// "High Availability", "Optional: Consider server node taints"); RKE2's packaged components
@@ -51,7 +48,6 @@ impl Room for Standalone {
         let network = input.network()?;
         let join = join_url(rke2)?;
         let server_join = server_join_url(rke2)?;
-        let token = token_value(input);
         let mut artifacts = vec![Artifact::new(MANIFEST_PATH, helm_chart_config(input.plan)?)];
         for (index, node) in input.plan.nodes.iter().enumerate() {
             let dir = node_dir(node)?;
@@ -60,12 +56,8 @@ impl Room for Standalone {
             } else {
                 &join
             };
-            let config = node_config(input, &network, rke2, index, joins, &token)?;
-            artifacts.push(Artifact {
-                path: format!("{dir}/config.yaml"),
-                contents: config,
-                secret_keys: SECRET_KEYS,
-            });
+            let config = node_config(input, &network, rke2, index, joins)?;
+            artifacts.push(Artifact::new(format!("{dir}/config.yaml"), config));
             artifacts.push(Artifact::new(
                 format!("{dir}/{}", install::script_name(node.os)),
                 install::script(input, rke2, index, joins)?,
@@ -74,52 +66,11 @@ impl Room for Standalone {
         Ok(artifacts)
     }
 
-    fn secret_variables(&self, spec: &Spec, _plan: &Plan) -> Vec<SecretVariable> {
-        match spec.rke2.as_ref().and_then(|rke2| rke2.token.as_ref()) {
-            Some(Secret::Inline(_)) => Vec::new(),
-            Some(Secret::FromEnv(reference)) => {
-                vec![token_variable(&reference.from_env, value("/rke2/token"))]
-            }
-            None => vec![token_variable(
-                DEFAULT_TOKEN_VARIABLE,
-                key(if spec.rke2.is_some() {
-                    "/rke2"
-                } else {
-                    "/kubernetes/distribution"
-                }),
-            )],
-        }
-    }
-
     fn controller_manager(&self) -> ControllerManager {
         ControllerManager {
             flags_in: "each server's rke2/<node>/config.yaml",
             started_by: "the first server has started",
         }
-    }
-}
-
-fn token_variable(variable: &str, location: crate::diagnostic::Location) -> SecretVariable {
-    SecretVariable {
-        variable: variable.to_string(),
-        field: "token",
-        location,
-        form: SecretForm::Rke2Token,
-        needed_by: "the RKE2 node configuration",
-    }
-}
-
-/// The join token: from the environment, the literal written inline, or the placeholder.
-fn token_value(input: &Input) -> String {
-    match input
-        .spec
-        .rke2
-        .as_ref()
-        .and_then(|rke2| rke2.token.as_ref())
-    {
-        Some(Secret::Inline(text)) => text.clone(),
-        Some(Secret::FromEnv(reference)) => input.secrets.value(&reference.from_env),
-        None => input.secrets.value(DEFAULT_TOKEN_VARIABLE),
     }
 }
 
@@ -291,7 +242,6 @@ fn node_config(
     rke2: &Rke2Plan,
     index: usize,
     join: &str,
-    token: &str,
 ) -> Result<String, RenderError> {
     let plan = input.plan;
     let node = &plan.nodes[index];
@@ -304,7 +254,7 @@ fn node_config(
     merge(&mut keys, every_node_keys(plan));
     keys.insert("node-name".into(), json!(node.name));
     keys.insert("node-ip".into(), json!(node_address(node)?.to_string()));
-    keys.insert("token".into(), json!(token));
+    keys.insert("token-file".into(), json!(install::token_file(node.os)));
     if rke2.first_server != Some(index) {
         keys.insert("server".into(), json!(join));
     }
@@ -319,14 +269,14 @@ fn node_config(
         merge(&mut keys, extra_keys(input.spec, true));
     }
     let kind = if server { "server" } else { "agent" };
-    let (path, readers) = match node.os {
-        Os::Linux => ("/etc/rancher/rke2/config.yaml", "root only"),
-        Os::Windows => (r"C:\etc\rancher\rke2\config.yaml", "Administrators only"),
+    let path = match node.os {
+        Os::Linux => "/etc/rancher/rke2/config.yaml",
+        Os::Windows => r"C:\etc\rancher\rke2\config.yaml",
     };
     Ok(format!(
         "# Code generated by hybridgen; DO NOT EDIT.\n\
-         # RKE2 {kind} configuration of node {}, for {path}.\n\
-         # It holds the join token: readable by {readers} ({} puts it there).\n{}",
+         # RKE2 {kind} configuration of node {}, for {path}. It holds no secret: {} writes the\n\
+         # join token into `token-file` from the environment when it runs.\n{}",
         node.name,
         install::script_name(node.os),
         super::yaml::document(&Value::Object(keys))

@@ -1,10 +1,8 @@
 use super::*;
 use crate::plan::Plan;
-use crate::render::{Secrets, render_all};
+use crate::render::render_all;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-
-const TOKEN: &str = "K10abcdef::server:0123456789";
 
 pub(crate) const SPEC: &str = r#"
 apiVersion: hybridgen/v1
@@ -24,14 +22,9 @@ nodes:
 fn render(text: &str) -> BTreeMap<String, Artifact> {
     let spec: Spec = serde_yaml::from_str(text).unwrap();
     let plan = Plan::build(&spec);
-    let secrets = Secrets::from_values(BTreeMap::from([(
-        DEFAULT_TOKEN_VARIABLE.to_string(),
-        TOKEN.to_string(),
-    )]));
     render_all(&Input {
         spec: &spec,
         plan: &plan,
-        secrets: &secrets,
     })
     .unwrap()
     .into_iter()
@@ -83,7 +76,11 @@ fn servers_carry_the_cluster_and_agents_only_their_node() {
     assert_eq!(first["cluster-dns"], "10.43.0.10");
     assert_eq!(first["cluster-domain"], "cluster.local");
     assert_eq!(first["tls-san"][0], "192.168.10.10");
-    assert_eq!(first["token"], TOKEN);
+    assert_eq!(first["token-file"], "/etc/rancher/rke2/join-token");
+    assert!(
+        first.get("token").is_none(),
+        "no rendered file holds the token"
+    );
     assert!(
         first.get("server").is_none(),
         "the first server joins nobody"
@@ -106,14 +103,12 @@ fn servers_carry_the_cluster_and_agents_only_their_node() {
     let windows = yaml(&files["rke2/win-0/config.yaml"]);
     assert_eq!(
         keys(&windows),
-        ["node-ip", "node-name", "server", "token"],
+        ["node-ip", "node-name", "server", "token-file"],
         "an agent file holds no server-only key"
     );
     assert_eq!(windows["node-ip"], "192.168.10.30");
     assert_eq!(windows["node-name"], "win-0");
-    for path in ["rke2/win-0/config.yaml", "rke2/server-0/config.yaml"] {
-        assert_eq!(files[path].secret_keys, SECRET_KEYS, "{path}");
-    }
+    assert_eq!(windows["token-file"], r"C:\etc\rancher\rke2\join-token");
 }
 
 #[test]
@@ -207,35 +202,35 @@ fn install_scripts_name_the_release_and_the_node_kind() {
     assert!(windows.contains("$version = 'v1.31.4+rke2r1'"));
     assert!(windows.contains("& $installer -Version $version"));
     assert!(windows.contains("rke2.exe agent service --add"));
-    assert!(!windows.contains(TOKEN), "the token stays in config.yaml");
+    assert!(windows.contains("[Environment]::GetEnvironmentVariable('RKE2_TOKEN')"));
+    assert!(
+        windows.contains(r"[IO.File]::WriteAllText('C:\etc\rancher\rke2\join-token', $JoinToken)")
+    );
+    assert!(server.contains("join_token=${RKE2_TOKEN-}"));
+    assert!(server.contains("printf '%s\\n' \"$join_token\" > /etc/rancher/rke2/join-token"));
 }
 
 #[test]
-fn no_token_placeholder_or_kubeadm_file_without_secrets() {
-    let spec: Spec = serde_yaml::from_str(SPEC).unwrap();
-    let plan = Plan::build(&spec);
-    let variables: Vec<String> = Standalone
-        .secret_variables(&spec, &plan)
-        .into_iter()
-        .map(|secret| secret.variable)
-        .collect();
-    assert_eq!(variables, [DEFAULT_TOKEN_VARIABLE]);
-    let files = render_all(&Input {
-        spec: &spec,
-        plan: &plan,
-        secrets: &Secrets::default(),
-    })
-    .unwrap();
-    let config = files
-        .iter()
-        .find(|artifact| artifact.path == "rke2/win-0/config.yaml")
-        .unwrap();
-    assert!(config.contents.contains("<unset: RKE2_TOKEN>"));
+fn no_rendered_file_holds_the_token_and_no_kubeadm_file_is_written() {
+    let text = SPEC.replace(
+        "flannel: {backend: vxlan}",
+        "flannel: {backend: vxlan}\nrke2: {token: \"K10inline::server:s3cr3t\"}",
+    );
+    let files = render(&text);
+    for (path, artifact) in &files {
+        assert!(!artifact.contents.contains("s3cr3t"), "{path}");
+        assert!(!artifact.contents.contains("<unset"), "{path}");
+        assert!(
+            !path.starts_with("windows/")
+                && !path.starts_with("kubeadm/")
+                && path != "kube-flannel.yml",
+            "{path}"
+        );
+    }
+    // An inline value is never used: the scripts read the default variable.
     assert!(
-        files
-            .iter()
-            .all(|artifact| !artifact.path.starts_with("windows/")
-                && !artifact.path.starts_with("kubeadm/")
-                && artifact.path != "kube-flannel.yml")
+        files["rke2/linux-0/install.sh"]
+            .contents
+            .contains("${RKE2_TOKEN-}")
     );
 }

@@ -292,7 +292,6 @@ pub(super) fn fnv1a(bytes: &[u8]) -> u32 {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::render::Secrets;
     pub(super) use serde_json::Value;
     pub(super) use std::collections::BTreeMap;
     use std::path::{Path, PathBuf};
@@ -366,7 +365,6 @@ windows:
         render(&Input {
             spec: &spec,
             plan: &plan,
-            secrets: &Secrets::default(),
         })
     }
 

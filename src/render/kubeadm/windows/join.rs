@@ -15,13 +15,15 @@
 //! [`crate::plan::releases`].
 
 use super::hostprocess::{CNI_BIN_PATH, CNI_CONFIG_PATH};
-use super::{checked_node_name, node_settings, secret_values, windows_of};
+use super::{checked_node_name, node_settings, windows_of};
 use crate::plan::pins::{self, CONTAINERD_CRI_SOCKET};
 use crate::plan::releases::containerd::{ConfigFormat, ContainerdLine};
 use crate::plan::releases::kubernetes::KubernetesRelease;
 use crate::plan::{Plan, release_tag};
+use crate::render::node_secret::NodeSecret;
 use crate::render::script::{Script, powershell_quote, script_value};
 use crate::render::{Artifact, Input, RenderError};
+use crate::spec::secret_fields;
 use crate::spec::{Backend, Os};
 use minijinja::context;
 use minijinja::value::Serde;
@@ -29,15 +31,15 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
 
-/// The keys of `kubeadm-join.yaml` whose values are secrets.
-pub const SECRET_KEYS: &[&str] = &["token", "caCertHashes"];
-
 const JOIN_FILE: &str = "kubeadm-join.yaml";
 const CRICTL_FILE: &str = "crictl.yaml";
 const SCRIPT_FILE: &str = "join.ps1";
 
 /// The steps of `join.ps1`, the same for every node: they read the variables set above them.
 const STEPS: &str = include_str!("../../../../templates/windows/join-steps.ps1");
+
+/// What `kubeadm join` leaves on a joined node.
+const KUBELET_CONFIG: &str = r"C:\etc\kubernetes\kubelet.conf";
 
 /// Where kube-log-runner writes the kubelet's output.
 const KUBELET_LOG: &str = r"C:\var\log\kubelet\kubelet.log";
@@ -59,8 +61,8 @@ struct JoinConfiguration<'a> {
     kubernetes: String,
     api_version: &'static str,
     endpoint: String,
-    token: &'a str,
-    ca_hash: &'a str,
+    token_variable: &'a str,
+    ca_hash_variable: &'a str,
     cri_socket: &'static str,
     address: String,
     extra_args_list: bool,
@@ -76,7 +78,8 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .ok_or_else(|| RenderError("`kubernetes.version` is not a release".into()))?
         .row;
     let api = row.kubeadm.api;
-    let [token, ca_hash] = secret_values(input);
+    let token = NodeSecret::of(secret_fields::kubeadm_token(), input.spec)?;
+    let ca_hash = NodeSecret::of(secret_fields::kubeadm_ca_hash(), input.spec)?;
     let endpoint = format!(
         "{}:{}",
         settings.control_plane, settings.windows.api_server_port
@@ -121,17 +124,13 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             kubernetes: kubernetes.to_string(),
             api_version: api.as_str(),
             endpoint: endpoint.clone(),
-            token: &token,
-            ca_hash: &ca_hash,
+            token_variable: token.variable(),
+            ca_hash_variable: ca_hash.variable(),
             cri_socket: CONTAINERD_CRI_SOCKET,
             address: address.to_string(),
             extra_args_list: api.extra_args_list(),
         }) })?;
-        artifacts.push(Artifact {
-            path: format!("windows/{name}/{JOIN_FILE}"),
-            contents: join,
-            secret_keys: SECRET_KEYS,
-        });
+        artifacts.push(Artifact::new(format!("windows/{name}/{JOIN_FILE}"), join));
         artifacts.push(Artifact::new(
             format!("windows/{name}/{CRICTL_FILE}"),
             crictl_config.clone(),
@@ -147,6 +146,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             crictl,
             pause,
             vxlan: plan.flannel.backend == Backend::Vxlan,
+            secrets: [&token, &ca_hash],
         })?;
         artifacts.push(Artifact::new(
             format!("windows/{name}/{SCRIPT_FILE}"),
@@ -182,6 +182,8 @@ struct JoinScript<'a> {
     crictl: &'static str,
     pause: &'a str,
     vxlan: bool,
+    /// The kubeadm token and CA hash, read when the script runs.
+    secrets: [&'a NodeSecret<'a>; 2],
 }
 
 fn join_script(values: &JoinScript) -> Result<String, RenderError> {
@@ -194,8 +196,13 @@ fn join_script(values: &JoinScript) -> Result<String, RenderError> {
         values.address
     ));
     script.comment(
-        "Run it as Administrator on the node, with kubeadm-join.yaml and crictl.yaml beside it:",
+        "Run it as Administrator on the node, with kubeadm-join.yaml and crictl.yaml beside it, and",
     );
+    script.comment(&format!(
+        "on a node that has not joined yet, {} and {} set (kubeadm token create --print-join-command):",
+        values.secrets[0].variable(),
+        values.secrets[1].variable()
+    ));
     script.comment(&format!(
         "  powershell -ExecutionPolicy Bypass -File .\\{SCRIPT_FILE}"
     ));
@@ -237,6 +244,7 @@ fn join_script(values: &JoinScript) -> Result<String, RenderError> {
         "$OpenVxlanPort = ${}",
         if values.vxlan { "true" } else { "false" }
     ));
+    join_secrets(&mut script, values.secrets);
     script.comment(&format!(
         "containerd {}'s configuration (format version {}): only what differs from its defaults. Its own",
         values.line.name(),
@@ -264,6 +272,31 @@ fn join_script(values: &JoinScript) -> Result<String, RenderError> {
     let mut text = script.finish();
     text.push_str(STEPS);
     Ok(text)
+}
+
+/// The token and CA hash, from the environment, before the script changes anything: only a node
+/// that has not joined needs them (a bootstrap token expires in 24 hours; a joined node re-runs
+/// the script without one). No rendered file holds them.
+fn join_secrets(script: &mut Script, secrets: [&NodeSecret; 2]) {
+    let [token, ca_hash] = secrets;
+    script.comment(&format!(
+        "The join secrets are read from {} and {} when this script runs: no rendered file holds them.",
+        token.variable(),
+        ca_hash.variable()
+    ));
+    script.line(&format!(
+        "$JoinSecretsNeeded = -not (Test-Path -Path {})",
+        powershell_quote(KUBELET_CONFIG)
+    ));
+    script.line("if ($JoinSecretsNeeded) {");
+    for line in token
+        .powershell_lines(SCRIPT_FILE, "JoinToken")
+        .into_iter()
+        .chain(ca_hash.powershell_lines(SCRIPT_FILE, "JoinCaHash"))
+    {
+        script.line(&format!("    {line}"));
+    }
+    script.line("}");
 }
 
 /// `$name = @( 'a', 'b' )`, one quoted item a line.

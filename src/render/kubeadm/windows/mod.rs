@@ -5,28 +5,17 @@
 //!   DaemonSets), [`images`] (the recipe that builds their images) and [`join`] (per node: the
 //!   kubeadm JoinConfiguration and the script that prepares the node and joins it).
 //!
-//! The kubeadm token and CA hash reach only the files that need them, which name their secret
-//! keys so that they are written 0600 and compared masked.
+//! No file here holds the kubeadm token or CA hash: each node's script reads them from the
+//! environment when it runs ([`crate::render::node_secret`]).
 
 pub mod hostprocess;
 pub mod images;
 pub mod join;
 pub mod kubecluster;
 
-use crate::diagnostic::{key, value};
 use crate::plan::{NodePlan, Plan, WindowsSetup};
-use crate::render::secrets::{SecretForm, SecretVariable};
 use crate::render::{Artifact, Input, RenderError};
-use crate::spec::{Secret, Spec};
 use std::net::Ipv4Addr;
-
-/// The environment variable read for the bootstrap token when `windows.controlPlane.kubeadmToken`
-/// is absent.
-pub const DEFAULT_TOKEN_VARIABLE: &str = "KUBEADM_TOKEN";
-
-/// The environment variable read for the CA certificate hash when
-/// `windows.controlPlane.kubeadmCaHash` is absent.
-pub const DEFAULT_CA_HASH_VARIABLE: &str = "KUBEADM_CA_HASH";
 
 /// The files `render` writes here, without rendering them.
 pub fn paths(input: &Input) -> Result<Vec<String>, RenderError> {
@@ -56,114 +45,6 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             Ok(artifacts)
         }
     }
-}
-
-/// Where a secret's value comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SecretSource<'a> {
-    /// An environment variable: the one `{fromEnv: NAME}` names, or the default name when the
-    /// field is absent.
-    Env(&'a str),
-    /// A value written into the spec (allowed, with warning HG005).
-    Literal(&'a str),
-}
-
-fn secret_source<'a>(
-    secret: Option<&'a Secret>,
-    default_variable: &'static str,
-) -> SecretSource<'a> {
-    match secret {
-        Some(Secret::FromEnv(reference)) => SecretSource::Env(&reference.from_env),
-        Some(Secret::Inline(text)) => SecretSource::Literal(text),
-        None => SecretSource::Env(default_variable),
-    }
-}
-
-/// The spec fields that hold the join secrets, in the order [`secret_sources`] gives them.
-pub const SECRET_FIELDS: [&str; 2] = ["kubeadmToken", "kubeadmCaHash"];
-
-/// The token and CA hash sources: `windows.controlPlane.kubeadmToken` / `kubeadmCaHash` when
-/// written, else the variables [`DEFAULT_TOKEN_VARIABLE`] and [`DEFAULT_CA_HASH_VARIABLE`].
-fn secret_sources(spec: &Spec) -> [SecretSource<'_>; 2] {
-    let control_plane = spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.control_plane.as_ref());
-    [
-        secret_source(
-            control_plane.and_then(|cp| cp.kubeadm_token.as_ref()),
-            DEFAULT_TOKEN_VARIABLE,
-        ),
-        secret_source(
-            control_plane.and_then(|cp| cp.kubeadm_ca_hash.as_ref()),
-            DEFAULT_CA_HASH_VARIABLE,
-        ),
-    ]
-}
-
-/// The variables the join secrets are read from, each with its field ([`SECRET_FIELDS`]); none
-/// for values written inline.
-fn secret_variable_fields(spec: &Spec) -> Vec<(&'static str, &str)> {
-    SECRET_FIELDS
-        .into_iter()
-        .zip(secret_sources(spec))
-        .filter_map(|(field, source)| match source {
-            SecretSource::Env(name) => Some((field, name)),
-            SecretSource::Literal(_) => None,
-        })
-        .collect()
-}
-
-/// The token and the CA hash: from the environment, the literal written inline, or the obvious
-/// placeholder of [`super::Secrets::value`] for an unset variable.
-fn secret_values(input: &Input) -> [String; 2] {
-    secret_sources(input.spec).map(|source| match source {
-        SecretSource::Env(name) => input.secrets.value(name),
-        SecretSource::Literal(text) => text.to_string(),
-    })
-}
-
-/// The secrets the Windows node files read from the environment: the `fromEnv` names of the
-/// kubeadm token and CA hash, or the default names ([`DEFAULT_TOKEN_VARIABLE`],
-/// [`DEFAULT_CA_HASH_VARIABLE`]) when the fields are absent; none for values written inline.
-/// Empty when no Windows file is rendered (no Windows nodes, or a Kubernetes version that does not
-/// parse, which fails the render anyway). Both setups need them: KubeCluster.ps1's config and the
-/// kubeadm JoinConfiguration.
-pub fn join_secrets(spec: &Spec, plan: &Plan) -> Vec<SecretVariable> {
-    if plan.windows_setup.is_none() {
-        return Vec::new();
-    }
-    let written = |field: &str, variable: &str| {
-        spec.windows
-            .as_ref()
-            .and_then(|windows| windows.control_plane.as_ref())
-            .is_some_and(|cp| {
-                let secret = if field == SECRET_FIELDS[0] {
-                    &cp.kubeadm_token
-                } else {
-                    &cp.kubeadm_ca_hash
-                };
-                matches!(secret, Some(Secret::FromEnv(reference)) if reference.from_env == variable)
-            })
-    };
-    secret_variable_fields(spec)
-        .into_iter()
-        .map(|(field, variable)| SecretVariable {
-            variable: variable.to_string(),
-            field,
-            location: if written(field, variable) {
-                value(format!("/windows/controlPlane/{field}"))
-            } else {
-                key("/windows")
-            },
-            form: if field == SECRET_FIELDS[0] {
-                SecretForm::BootstrapToken
-            } else {
-                SecretForm::CaHash
-            },
-            needed_by: "the Windows node configuration",
-        })
-        .collect()
 }
 
 /// Node names become directory names: refuse anything that could leave `windows/`.

@@ -21,9 +21,8 @@ use super::{cluster_keys, every_node_keys, extra_keys, flannel_values, merge, rk
 use crate::plan::Plan;
 use crate::plan::rke2::RancherPlan;
 use crate::render::script::{Script, path_segment, powershell_quote, script_value, shell_quote};
-use crate::render::secrets::SecretVariable;
 use crate::render::{Artifact, ControllerManager, Input, RenderError, Room, yaml};
-use crate::spec::{Os, Role, Spec};
+use crate::spec::{Os, Role};
 use serde_json::{Map, Value, json};
 
 pub const CLUSTER_PATH: &str = "rancher/cluster.yaml";
@@ -79,11 +78,6 @@ impl Room for Rancher {
             ));
         }
         Ok(artifacts)
-    }
-
-    /// None: the registration token comes from Rancher when a node registers.
-    fn secret_variables(&self, _spec: &Spec, _plan: &Plan) -> Vec<SecretVariable> {
-        Vec::new()
     }
 
     fn controller_manager(&self) -> ControllerManager {

@@ -1,5 +1,6 @@
 use super::*;
-use crate::render::{Secrets, render_all};
+use crate::render::render_all;
+use crate::spec::Spec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -16,7 +17,6 @@ fn render(text: &str) -> BTreeMap<String, String> {
     render_all(&Input {
         spec: &spec,
         plan: &plan,
-        secrets: &Secrets::default(),
     })
     .unwrap()
     .into_iter()
