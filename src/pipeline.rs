@@ -8,8 +8,8 @@ use crate::report::{ArtifactPaths, FileReport, Planned};
 use crate::rules::{self, input};
 use crate::schema;
 use crate::source::SourceFile;
-use crate::spec::secret_fields::SECRET_FIELDS;
-use crate::spec::{Node, Spec};
+use crate::spec::secret_fields::{SECRET_FIELDS, is_variable_name};
+use crate::spec::{Node, Secret, Spec};
 use serde::Deserialize;
 
 /// What checking one file produced: its text, spans, plan (when it got that far) and findings.
@@ -151,8 +151,13 @@ const SHORTEST_NODE: usize = 48;
 fn typed_inline_secret_spans(spec: &Spec, spans: &SpanIndex) -> Vec<std::ops::Range<usize>> {
     SECRET_FIELDS
         .iter()
-        .filter(|field| field.inline(spec).is_some())
-        .filter_map(|field| spans.value_span(field.pointer))
+        .filter_map(|field| match field.secret(spec)? {
+            Secret::Inline(_) => spans.value_span(field.pointer),
+            Secret::FromEnv(reference) if !is_variable_name(&reference.from_env) => {
+                spans.value_span(&format!("{}/fromEnv", field.pointer))
+            }
+            Secret::FromEnv(_) => None,
+        })
         .collect()
 }
 
@@ -164,10 +169,22 @@ fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
             document
                 .value
                 .pointer(field.pointer)
-                .is_some_and(|value| !value.is_object())
+                .is_some_and(|value| !is_reference_to_a_name(value))
         })
         .filter_map(|field| document.spans.value_span(field.pointer))
         .collect()
+}
+
+/// `{fromEnv: NAME}` and nothing else, NAME shaped like a variable name: all else in a secret
+/// field may be the secret, and is masked.
+fn is_reference_to_a_name(value: &serde_json::Value) -> bool {
+    value.as_object().is_some_and(|members| {
+        members.len() == 1
+            && members
+                .get("fromEnv")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(is_variable_name)
+    })
 }
 
 impl Checked {

@@ -260,7 +260,7 @@ def spec_case(binary, seed):
         spec = Path(directory) / "spec.yaml"
         spec.write_bytes(text)
         if rng.random() < 0.2:
-            argv = [binary, "render", str(spec), "--out", str(Path(directory) / "out"), "--allow-missing-secrets"]
+            argv = [binary, "render", str(spec), "--out", str(Path(directory) / "out")]
             fmt = "human"
         else:
             argv = [binary, "plan", str(spec), "--format", fmt]
@@ -279,7 +279,7 @@ def tree(directory):
 
 
 def render_to(binary, spec, out):
-    return run([binary, "render", spec, "--out", str(out), "--allow-missing-secrets"])
+    return run([binary, "render", spec, "--out", str(out)])
 
 
 def render_kills(binary, runs, rng, tally):
@@ -300,8 +300,7 @@ def render_kills(binary, runs, rng, tally):
             render_to(binary, old, out)
             when = rng.randrange(1, 40)
             argv = ["strace", "-f", "-o", "/dev/null", "-e", "trace=rename", "-e",
-                    "inject=rename:signal=SIGKILL:when=%d" % when, binary, "render", new, "--out", str(out),
-                    "--allow-missing-secrets"]
+                    "inject=rename:signal=SIGKILL:when=%d" % when, binary, "render", new, "--out", str(out)]
             code = run(argv)[0]
             committed = (out / ".hybridgen-journal").exists()
             raw = tree(out)
@@ -328,7 +327,7 @@ def render_concurrency(binary, rounds, rng, tally):
         out = scratch / "shared"
         for _ in range(rounds):
             chosen = rng.sample(specs, rng.randrange(2, len(specs) + 1))
-            processes = [subprocess.Popen([binary, "render", spec, "--out", str(out), "--allow-missing-secrets"],
+            processes = [subprocess.Popen([binary, "render", spec, "--out", str(out)],
                                           cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                          for spec in chosen]
             codes = [process.wait(timeout=60) for process in processes]

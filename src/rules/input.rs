@@ -4,7 +4,9 @@ use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
 use crate::plan::{Parsed, Problem};
 use crate::spec::Secret;
-use crate::spec::secret_fields::{SECRET_FIELDS, prefixes_text, variable_problem};
+use crate::spec::secret_fields::{
+    SECRET_FIELDS, is_variable_name, prefixes_text, variable_problem,
+};
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::Hash;
@@ -330,11 +332,11 @@ fn check_secret_variables(context: &Context, found: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 &SECRET_VARIABLE,
                 value(&pointer),
-                format!(
-                    "`{}` names the variable `{}`, which {problem}",
-                    field.key,
-                    crate::escape::bounded(&reference.from_env, 80)
-                ),
+                if is_variable_name(&reference.from_env) {
+                    format!("`{}` names the variable `{}`, which {problem}", field.key, reference.from_env)
+                } else {
+                    format!("`{}` names a variable that {problem} (not shown: it may be the secret itself)", field.key)
+                },
             )
             .label("not a join secret's variable")
             .help(format!(

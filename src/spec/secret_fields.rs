@@ -200,12 +200,7 @@ const VARIABLE_NAME_MAX: usize = 64;
 /// Why a secret reference may not name this variable, or `None` when it may: an environment
 /// variable name (`[A-Z][A-Z0-9_]*`, at most 64) that starts with one of [`VARIABLE_PREFIXES`].
 pub fn variable_problem(name: &str) -> Option<String> {
-    let shaped = name.len() <= VARIABLE_NAME_MAX
-        && name.starts_with(|c: char| c.is_ascii_uppercase())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
-    if !shaped {
+    if !is_variable_name(name) {
         return Some(format!(
             "is not an environment variable name: upper-case letters, digits and `_`, starting with a letter, at most {VARIABLE_NAME_MAX}"
         ));
@@ -219,6 +214,16 @@ pub fn variable_problem(name: &str) -> Option<String> {
             prefixes_text()
         )
     })
+}
+
+/// Whether the text has the shape of an environment variable name. What has not may be the secret
+/// itself, pasted where its name belongs: no message quotes it, and reports mask it.
+pub fn is_variable_name(name: &str) -> bool {
+    name.len() <= VARIABLE_NAME_MAX
+        && name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// `` `HYBRIDGEN_`, `KUBEADM_` or `RKE2_` `` for messages.
