@@ -161,30 +161,26 @@ fn typed_inline_secret_spans(spec: &Spec, spans: &SpanIndex) -> Vec<std::ops::Ra
         .collect()
 }
 
-/// The spans of the secret fields whose value is written out rather than taken `fromEnv`.
+/// The spans of the secret fields whose value is written out rather than taken `fromEnv`, the
+/// same as [`typed_inline_secret_spans`] finds where the document types: the `fromEnv` value when
+/// it is no variable name, the whole value when it is no reference at all.
 fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
     SECRET_FIELDS
         .iter()
-        .filter(|field| {
-            document
-                .value
-                .pointer(field.pointer)
-                .is_some_and(|value| !is_reference_to_a_name(value))
+        .filter_map(|field| {
+            let value = document.value.pointer(field.pointer)?;
+            match value.as_object() {
+                Some(members) if members.len() == 1 => match members.get("fromEnv") {
+                    Some(serde_json::Value::String(name)) if is_variable_name(name) => None,
+                    Some(serde_json::Value::String(_)) => document
+                        .spans
+                        .value_span(&format!("{}/fromEnv", field.pointer)),
+                    _ => document.spans.value_span(field.pointer),
+                },
+                _ => document.spans.value_span(field.pointer),
+            }
         })
-        .filter_map(|field| document.spans.value_span(field.pointer))
         .collect()
-}
-
-/// `{fromEnv: NAME}` and nothing else, NAME shaped like a variable name: all else in a secret
-/// field may be the secret, and is masked.
-fn is_reference_to_a_name(value: &serde_json::Value) -> bool {
-    value.as_object().is_some_and(|members| {
-        members.len() == 1
-            && members
-                .get("fromEnv")
-                .and_then(serde_json::Value::as_str)
-                .is_some_and(is_variable_name)
-    })
 }
 
 impl Checked {
