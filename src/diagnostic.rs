@@ -82,6 +82,23 @@ pub struct Diagnostic {
     pub primary: Label,
     pub secondary: Vec<Label>,
     pub help: Option<String>,
+    /// Set when a comment in the file suppresses the finding: reports mark it, and it counts
+    /// for nothing.
+    pub suppression: Option<Suppression>,
+}
+
+/// Why a finding is suppressed: SARIF 2.1.0's `suppression` object (§3.35), kind `inSource`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suppression {
+    pub justification: String,
+}
+
+impl Suppression {
+    pub fn in_source(justification: &str) -> Self {
+        Suppression {
+            justification: justification.to_string(),
+        }
+    }
 }
 
 impl Diagnostic {
@@ -96,6 +113,7 @@ impl Diagnostic {
             },
             secondary: Vec::new(),
             help: None,
+            suppression: None,
         }
     }
 
@@ -134,6 +152,11 @@ impl Diagnostic {
 
     pub fn code(&self) -> &'static str {
         self.rule.code
+    }
+
+    /// An error no comment suppresses: what stops `render` and fails a check.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error && self.suppression.is_none()
     }
 }
 

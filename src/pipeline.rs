@@ -1,6 +1,6 @@
 //! One file through the whole check: load → API version → schema → typed spec → plan → rules.
 
-use crate::diagnostic::{Diagnostic, Location, Severity};
+use crate::diagnostic::{Diagnostic, Location};
 use crate::input_file::FileBytes;
 use crate::load::{self, Document, LoadedFile, SpanIndex};
 use crate::plan::Plan;
@@ -34,13 +34,15 @@ pub struct Checked {
 /// gives the same findings by construction; `tests/differential.rs` holds the two equal.
 pub fn check(name: &str, bytes: impl Into<FileBytes>) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
-    if decoded.is_err() {
-        return check_thoroughly(source, decoded);
-    }
-    match check_briefly(source) {
-        Ok(checked) => checked,
-        Err(source) => check_thoroughly(source, Ok(())),
-    }
+    let checked = if decoded.is_err() {
+        check_thoroughly(source, decoded)
+    } else {
+        match check_briefly(source) {
+            Ok(checked) => checked,
+            Err(source) => check_thoroughly(source, Ok(())),
+        }
+    };
+    checked.with_suppressions()
 }
 
 /// The short way, or the source back when the file needs the reference way.
@@ -69,7 +71,7 @@ fn check_briefly(source: SourceFile) -> Result<Checked, SourceFile> {
 /// typed. What [`check`] falls back to; public so that tests can hold the two equal.
 pub fn check_reference(name: &str, bytes: impl Into<FileBytes>) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
-    check_thoroughly(source, decoded)
+    check_thoroughly(source, decoded).with_suppressions()
 }
 
 fn check_thoroughly(source: SourceFile, decoded: Result<(), load::LoadError>) -> Checked {
@@ -208,6 +210,13 @@ impl Checked {
         self
     }
 
+    /// The findings with the file's inline suppressions applied ([`crate::suppressions`]).
+    fn with_suppressions(mut self) -> Self {
+        let diagnostics = std::mem::take(&mut self.diagnostics);
+        self.diagnostics = crate::suppressions::apply(&self.file, diagnostics);
+        self
+    }
+
     /// Plans a typed spec and runs the rules on it.
     fn finish(&mut self, spec: Spec) {
         let plan = Plan::build(&spec);
@@ -237,10 +246,7 @@ impl Checked {
 
     fn planned(&self) -> Option<Planned<'_>> {
         let (spec, plan) = (self.spec.as_ref()?, self.plan.as_ref()?);
-        let renders = !self
-            .diagnostics
-            .iter()
-            .any(|d| d.severity == Severity::Error);
+        let renders = !self.diagnostics.iter().any(Diagnostic::is_error);
         Some(Planned::new(spec, plan, &self.artifacts, renders))
     }
 }

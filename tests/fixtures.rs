@@ -1,7 +1,7 @@
 //! Every rule fixture: each invalid one fires its expected codes at the expected places (exact
 //! spans, no fallback), and each valid neighbour has no error.
 
-use hybridgen::diagnostic::{Location, Severity};
+use hybridgen::diagnostic::Location;
 use hybridgen::pipeline::{self, Checked};
 use std::path::{Path, PathBuf};
 
@@ -170,7 +170,7 @@ fn valid_fixtures_have_no_errors() {
         let bad: Vec<String> = checked
             .diagnostics
             .iter()
-            .filter(|d| clean || d.severity == Severity::Error)
+            .filter(|d| clean || d.is_error())
             .map(|d| {
                 format!(
                     "{} {} {:?}: {}",

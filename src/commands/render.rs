@@ -72,7 +72,7 @@ pub fn run(args: RenderArgs) -> Outcome {
         complain(&format!("`{name}` has errors; nothing was rendered"));
         return Outcome::Errors;
     };
-    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
+    if diagnostics.iter().any(Diagnostic::is_error) {
         complain_findings(&checked, &diagnostics);
         complain(&format!("`{name}` has errors; nothing was rendered"));
         return Outcome::Errors;
@@ -97,17 +97,12 @@ pub fn run(args: RenderArgs) -> Outcome {
     };
     let shown: Vec<Diagnostic> = findings
         .into_iter()
-        .filter(|finding| {
-            finding.severity == Severity::Error || finding.rule.code == POD_CIDR_PREDICTED.code
-        })
+        .filter(|finding| finding.is_error() || finding.rule.code == POD_CIDR_PREDICTED.code)
         .collect();
     if !shown.is_empty() {
         complain_findings(&checked, &shown);
     }
-    if shown
-        .iter()
-        .any(|finding| finding.severity == Severity::Error)
-    {
+    if shown.iter().any(Diagnostic::is_error) {
         complain(&format!(
             "`{name}` has errors with the cluster's pod subnets; nothing was rendered"
         ));

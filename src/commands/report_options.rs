@@ -95,9 +95,7 @@ impl Overrides {
     pub(crate) fn keeps_an_error(&self, diagnostics: &[Diagnostic]) -> bool {
         diagnostics.iter().any(|diagnostic| {
             let code = diagnostic.code();
-            diagnostic.severity == Severity::Error
-                && !self.allow.contains(&code)
-                && !self.warn.contains(&code)
+            diagnostic.is_error() && !self.allow.contains(&code) && !self.warn.contains(&code)
         })
     }
 

@@ -77,6 +77,20 @@ impl LoadedFile {
             inline_secrets: Vec::new(),
         }
     }
+
+    /// The bytes a location stands for: the exact span when the pointer exists, else its nearest
+    /// ancestor's; the start of the file when the file did not load.
+    pub fn span_of(&self, location: &crate::diagnostic::Location) -> Range<usize> {
+        use crate::diagnostic::Location;
+        match (location, self.spans.as_ref()) {
+            (Location::Bytes(span), _) => span.clone(),
+            (Location::Key(pointer), Some(spans)) => spans
+                .key_span(pointer)
+                .unwrap_or_else(|| spans.nearest_span(pointer)),
+            (Location::Value(pointer), Some(spans)) => spans.nearest_span(pointer),
+            (_, None) => 0..0,
+        }
+    }
 }
 
 /// Where the items of one top-level list go, each as soon as it is read, instead of into the

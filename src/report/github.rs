@@ -8,7 +8,7 @@ use crate::escape;
 pub fn render(reports: &[FileReport]) -> String {
     let mut out = String::new();
     for report in reports {
-        for finding in &report.findings {
+        for finding in report.unsuppressed() {
             let diagnostic = finding.diagnostic;
             let command = match diagnostic.severity {
                 Severity::Error => "error",

@@ -43,9 +43,9 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
         }
         // The masked copy of the text is made only when a finding will show part of it; what a
         // terminal would act on in it is shown as `?`, byte for byte.
-        if !report.findings.is_empty() {
+        if report.unsuppressed().next().is_some() {
             let source = LinedSource::shown(report);
-            for finding in &report.findings {
+            for finding in report.unsuppressed() {
                 let drawn = Drawn {
                     finding,
                     source: &source,
@@ -337,8 +337,7 @@ impl<'a> LinedSource<'a> {
         // Every label of a finding, and what lies between them: miette draws labels that are
         // close in one snippet.
         let labelled: Vec<std::ops::Range<usize>> = report
-            .findings
-            .iter()
+            .unsuppressed()
             .map(|finding| {
                 let spans = std::iter::once(&finding.primary.span)
                     .chain(finding.secondary.iter().map(|(place, _)| &place.span));

@@ -42,6 +42,16 @@ struct Entry<'a> {
     end_column: usize,
     url: String,
     related: Vec<Related<'a>>,
+    /// Present when a comment in the file suppresses the finding: it then counts for nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suppressed: Option<Suppressed<'a>>,
+}
+
+/// SARIF's suppression object in JSON's words.
+#[derive(Serialize)]
+struct Suppressed<'a> {
+    kind: &'static str,
+    justification: Cow<'a, str>,
 }
 
 #[derive(Serialize)]
@@ -60,6 +70,7 @@ struct Summary {
     files: usize,
     errors: usize,
     warnings: usize,
+    suppressed: usize,
 }
 
 pub fn render(reports: &[FileReport]) -> String {
@@ -99,6 +110,13 @@ pub fn render(reports: &[FileReport]) -> String {
                             end_column: place.end.column,
                         })
                         .collect(),
+                    suppressed: diagnostic
+                        .suppression
+                        .as_ref()
+                        .map(|suppression| Suppressed {
+                            kind: "inSource",
+                            justification: shown_text(&suppression.justification),
+                        }),
                 }
             })
         })
@@ -123,6 +141,7 @@ pub fn render(reports: &[FileReport]) -> String {
             files: totals.files,
             errors: totals.errors,
             warnings: totals.warnings,
+            suppressed: totals.suppressed,
         },
         pod_subnets: pod_subnets(reports),
     };

@@ -166,6 +166,21 @@ impl<'a> FileReport<'a> {
     /// other byte is blank, line breaks kept, so that positions stay put, nothing unmasked can be
     /// shown, and only the windows are scanned: a report does not mask a whole 8.5 MiB spec to
     /// show a few lines of it. The text ends where the last window ends; nothing after it is read.
+    /// The findings a comment suppresses, which the human and GitHub formats leave out.
+    pub fn suppressed(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|finding| finding.diagnostic.suppression.is_some())
+            .count()
+    }
+
+    /// The findings to show a person: those no comment suppresses.
+    pub fn unsuppressed(&self) -> impl Iterator<Item = &Located<'a>> {
+        self.findings
+            .iter()
+            .filter(|finding| finding.diagnostic.suppression.is_none())
+    }
+
     pub fn shown_text(&self, windows: &[Range<usize>]) -> String {
         let text = self.file.source.text();
         let mut secrets = self.file.inline_secrets.clone();
@@ -202,12 +217,14 @@ impl<'a> FileReport<'a> {
         String::from_utf8(shown).unwrap_or_default()
     }
 
-    /// Every finding of this severity, shown or not.
+    /// Every finding of this severity, shown or not, that no comment suppresses.
     pub fn count(&self, severity: Severity) -> usize {
         let shown = self
             .findings
             .iter()
-            .filter(|finding| finding.diagnostic.severity == severity)
+            .filter(|finding| {
+                finding.diagnostic.severity == severity && finding.diagnostic.suppression.is_none()
+            })
             .count();
         let omitted: usize = self
             .omitted
@@ -257,16 +274,7 @@ fn cap_per_code(findings: Vec<Located<'_>>) -> (Vec<Located<'_>>, Vec<Omitted>) 
 /// Resolves a location to the exact span when the path exists, else to its nearest ancestor.
 fn place(file: &LoadedFile, location: &Location) -> Place {
     let source = &file.source;
-    let spans = file.spans.as_ref();
-    let span = match (location, spans) {
-        (Location::Bytes(span), _) => span.clone(),
-        (Location::Key(pointer), Some(spans)) => spans
-            .key_span(pointer)
-            .unwrap_or_else(|| spans.nearest_span(pointer)),
-        (Location::Value(pointer), Some(spans)) => spans.nearest_span(pointer),
-        (_, None) => 0..0,
-    };
-    let span = visible(source, span);
+    let span = visible(source, file.span_of(location));
     Place {
         pointer: location.pointer().to_string(),
         start: source.position(span.start),
@@ -340,6 +348,8 @@ pub struct Totals {
     pub files: usize,
     pub errors: usize,
     pub warnings: usize,
+    /// Findings a comment suppresses: counted for nothing, said in the summary.
+    pub suppressed: usize,
 }
 
 impl Totals {
@@ -348,12 +358,18 @@ impl Totals {
             files: reports.len(),
             errors: reports.iter().map(|r| r.count(Severity::Error)).sum(),
             warnings: reports.iter().map(|r| r.count(Severity::Warning)).sum(),
+            suppressed: reports.iter().map(FileReport::suppressed).sum(),
         }
     }
 
     pub fn summary(&self) -> String {
+        let suppressed = if self.suppressed > 0 {
+            format!(" ({} suppressed)", self.suppressed)
+        } else {
+            String::new()
+        };
         format!(
-            "{} checked: {}",
+            "{} checked: {}{suppressed}",
             counted(self.files, "file"),
             findings_summary(self.errors, self.warnings)
         )

@@ -55,6 +55,12 @@ pub fn render(reports: &[FileReport]) -> String {
                 if !related.is_empty() {
                     result["relatedLocations"] = json!(related);
                 }
+                if let Some(suppression) = &diagnostic.suppression {
+                    result["suppressions"] = json!([{
+                        "kind": "inSource",
+                        "justification": shown_text(&suppression.justification),
+                    }]);
+                }
                 result
             })
         })

@@ -171,6 +171,21 @@ declare_rules! {
     /// POSIX "Environment Variables" (names of upper-case letters, digits and `_`);
     /// docs.rke2.io "Token Management"; Kubernetes "Authenticating with Bootstrap Tokens".
     SECRET_VARIABLE = ("HG011", "secret-variable-not-allowed", Error, Some(check_secret_variables));
+
+    /// ### What it checks
+    /// That every inline suppression (`# hybridgen: allow HG117 -- why`) names rules by their
+    /// code or name, gives its reason after `--`, and still suppresses a finding.
+    ///
+    /// ### Why it matters
+    /// A suppression that suppresses nothing hides the next real finding of its rule on that line
+    /// without anyone deciding it should; one without a reason tells the next reader nothing.
+    ///
+    /// ### Fix
+    /// Correct the rule's code, add the reason, or remove the comment.
+    ///
+    /// ### References
+    /// ruff's unused-`noqa` rule (RUF100); SARIF 2.1.0 §3.27.23 `suppressions`.
+    INEFFECTIVE_SUPPRESSION = ("HG012", "ineffective-suppression", Warning, None);
 }
 
 /// HG003, checked on the raw document before the schema: another version's fields are not errors

@@ -88,12 +88,12 @@ pub fn all() -> &'static [&'static Rule] {
     &ALL
 }
 
-/// The rule with this code, if any (case-insensitive).
-pub fn find(code: &str) -> Option<&'static Rule> {
+/// The rule with this code (case-insensitive) or this name (`secret-inline`), if any.
+pub fn find(code_or_name: &str) -> Option<&'static Rule> {
     all()
         .iter()
         .copied()
-        .find(|rule| rule.code.eq_ignore_ascii_case(code))
+        .find(|rule| rule.code.eq_ignore_ascii_case(code_or_name) || rule.name == code_or_name)
 }
 
 /// Runs every rule's check; findings come back in rule order. Each check's findings are kept
