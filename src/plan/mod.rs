@@ -3,6 +3,7 @@
 //! renderer both read these numbers, so what is checked is what is deployed.
 
 pub mod address;
+pub mod cloud;
 pub mod distribution;
 pub mod flannel_release;
 pub mod pins;
