@@ -3,7 +3,7 @@
 //! limit and how a node is made to forward. Rules and help texts read these rows, so adding a
 //! cloud is a spec section, one row here and one renderer under `render/routes/`.
 
-use crate::spec::{Cloud, NodeCloud, Provider};
+use crate::spec::{Cloud, NodeCloud, Provider, Spec};
 
 /// What a cloud identifier must look like, with the page that defines it.
 #[derive(Debug)]
@@ -59,6 +59,67 @@ impl CloudTraits {
             .collect();
         format!("`{}`", fields.join("` and `"))
     }
+}
+
+/// A cloud identifier as the spec writes it.
+#[derive(Debug)]
+pub struct Written<'a> {
+    /// The field as a user names it: `cloud.aws.region`, `cloud.instanceId`.
+    pub field: String,
+    /// Where it is: `/cloud/aws/region`, `/nodes/2/cloud/instanceId`.
+    pub pointer: String,
+    pub value: &'a str,
+    pub grammar: &'static Grammar,
+}
+
+impl Written<'_> {
+    pub fn is_well_formed(&self) -> bool {
+        (self.grammar.check)(self.value)
+    }
+}
+
+/// Every identifier of this cloud the spec gives: the provider's section and each node's field,
+/// whichever provider and backend are chosen.
+pub fn written<'a>(row: &CloudTraits, spec: &'a Spec) -> Vec<Written<'a>> {
+    let name = row.provider.as_str();
+    let mut found = Vec::new();
+    if let Some(section) = spec.cloud.as_ref() {
+        for setting in row.settings {
+            if let Some(value) = (setting.read)(section) {
+                found.push(Written {
+                    field: format!("cloud.{name}.{}", setting.field),
+                    pointer: format!("/cloud/{name}/{}", setting.field),
+                    value,
+                    grammar: setting.grammar,
+                });
+            }
+        }
+    }
+    let identity = &row.node_identity;
+    for (index, node) in spec.nodes.iter().enumerate() {
+        if let Some(value) = node.cloud.as_ref().and_then(identity.read) {
+            found.push(Written {
+                field: format!("cloud.{}", identity.field),
+                pointer: format!("/nodes/{index}/cloud/{}", identity.field),
+                value,
+                grammar: identity.grammar,
+            });
+        }
+    }
+    found
+}
+
+/// Whether a cloud CLI would read the value as something other than itself: the AWS CLI loads
+/// `file://` and `fileb://` parameters from the file and version 1 fetches `http(s)://` ones
+/// (https://docs.aws.amazon.com/cli/v1/userguide/cli-usage-parameters-file.html), the Azure CLI
+/// loads `@<path>`, and every one of them reads a leading `-` as an option. No grammar above
+/// accepts such a value.
+pub fn cli_would_load(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    value.starts_with(['-', '@'])
+        || ["file://", "fileb://", "http://", "https://"]
+            .iter()
+            .any(|scheme| lower.starts_with(scheme))
 }
 
 /// The row of a provider; none for `provider: none`, which routes nothing.
@@ -312,7 +373,8 @@ mod tests {
     use super::*;
 
     /// Values a cloud CLI would read as a file, a URL or an option.
-    const LOADERS: [&str; 7] = [
+    const LOADERS: [&str; 8] = [
+        "FILE:///home/admin/.aws/credentials",
         "file:///home/admin/.aws/credentials",
         "fileb:///etc/shadow",
         "https://attacker.example/x",
@@ -339,6 +401,7 @@ mod tests {
         for grammar in every_grammar() {
             for value in LOADERS {
                 assert!(!(grammar.check)(value), "{} accepts {value}", grammar.rule);
+                assert!(cli_would_load(value), "{value}");
             }
             assert!((grammar.check)(grammar.example), "{}", grammar.example);
         }

@@ -3,7 +3,7 @@
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::escape;
-use crate::plan::cloud::{self, Grammar};
+use crate::plan::cloud;
 use crate::spec::{Backend, Os, Provider, Role, Spec};
 
 declare_rules! {
@@ -279,64 +279,32 @@ fn check_route_limit(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Every cloud identifier the spec gives, of every provider's section and every node, whichever
-/// provider and backend are chosen: a value is checked where it is written, not where it is used.
+/// Every cloud identifier the spec gives, whichever provider and backend are chosen: a value is
+/// checked where it is written, not only where it is used.
 fn check_cloud_identifiers(context: &Context, found: &mut Vec<Diagnostic>) {
-    let spec = context.spec;
     for row in &cloud::CLOUDS {
-        let name = row.provider.as_str();
-        if let Some(section) = spec.cloud.as_ref() {
-            for setting in row.settings {
-                if let Some(written) = (setting.read)(section) {
-                    check_identifier(
-                        setting.grammar,
-                        written,
-                        &format!("cloud.{name}.{}", setting.field),
-                        format!("/cloud/{name}/{}", setting.field),
-                        found,
-                    );
-                }
+        for written in cloud::written(row, context.spec) {
+            if written.is_well_formed() {
+                continue;
             }
-        }
-        let identity = &row.node_identity;
-        for (index, node) in spec.nodes.iter().enumerate() {
-            if let Some(written) = node.cloud.as_ref().and_then(identity.read) {
-                check_identifier(
-                    identity.grammar,
-                    written,
-                    &format!("cloud.{}", identity.field),
-                    node_pointer(index, &format!("cloud/{}", identity.field)),
-                    found,
-                );
-            }
+            let grammar = written.grammar;
+            found.push(
+                Diagnostic::new(
+                    &CLOUD_IDENTIFIER_MALFORMED,
+                    value(written.pointer),
+                    format!(
+                        "`{}` `{}` must be {}",
+                        written.field,
+                        escape::bounded(written.value, 80),
+                        grammar.rule
+                    ),
+                )
+                .label("not a cloud identifier")
+                .help(format!(
+                    "write the identifier the cloud shows, e.g. `{}` ({})",
+                    grammar.example, grammar.source
+                )),
+            );
         }
     }
-}
-
-fn check_identifier(
-    grammar: &Grammar,
-    written: &str,
-    field: &str,
-    pointer: String,
-    found: &mut Vec<Diagnostic>,
-) {
-    if (grammar.check)(written) {
-        return;
-    }
-    found.push(
-        Diagnostic::new(
-            &CLOUD_IDENTIFIER_MALFORMED,
-            value(pointer),
-            format!(
-                "`{field}` `{}` must be {}",
-                escape::bounded(written, 80),
-                grammar.rule
-            ),
-        )
-        .label("not a cloud identifier")
-        .help(format!(
-            "write the identifier the cloud shows, e.g. `{}` ({})",
-            grammar.example, grammar.source
-        )),
-    );
 }
