@@ -17,6 +17,7 @@ pub mod rke2;
 pub mod routes;
 pub(crate) mod script;
 pub mod secrets;
+pub(crate) mod terraform;
 pub mod write;
 pub(crate) mod yaml;
 

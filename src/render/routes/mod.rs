@@ -129,7 +129,7 @@ fn routes_json(input: &Input) -> Result<Artifact, RenderError> {
 }
 
 pub(super) fn pretty_json<T: Serialize>(value: &T, path: &str) -> Result<String, RenderError> {
-    let mut text = serde_json::to_string_pretty(value)
+    let mut text = crate::escape::json_pretty(value)
         .map_err(|error| RenderError(format!("`{path}` could not be serialized: {error}")))?;
     text.push('\n');
     // The serializer doubles its buffer as it goes; the file is kept until written.
@@ -259,7 +259,7 @@ pub(super) fn cloud_artifacts<T: Serialize>(
     terraform: &T,
 ) -> Result<[Artifact; 2], RenderError> {
     let terraform_path = format!("routes/{cloud}.tf.json");
-    let terraform = pretty_json(terraform, &terraform_path)?;
+    let terraform = crate::render::terraform::document(terraform, &terraform_path)?;
     Ok([
         Artifact::new(format!("routes/{cloud}.sh"), script.finish()),
         Artifact::new(terraform_path, terraform),
