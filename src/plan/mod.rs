@@ -336,12 +336,12 @@ impl Plan {
         if self.flannel.backend != Backend::HostGw {
             return None;
         }
-        match provider {
-            Provider::None => self
+        match cloud::traits(provider) {
+            Some(row) => Some(ExternalRoutes::Cloud(row.provider)),
+            None => self
                 .nodes_off_segment()
                 .is_some_and(|(_, outside)| !outside.is_empty())
                 .then_some(ExternalRoutes::Hosts),
-            cloud => Some(ExternalRoutes::Cloud(cloud)),
         }
     }
 
