@@ -501,3 +501,83 @@ fn assign_sh_shows_what_the_cluster_returns_escaped() {
     assert!(shown.contains("holds $'10.9.9.0/24"), "{shown}");
     assert_inert("assign.sh output", &shown);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Captures (review finding 12c)
+
+#[test]
+fn capture_values_reach_every_report_format_escaped() {
+    // The healthy capture with a node the spec does not declare (the HG501 case), named with a
+    // bidi override, a line separator, a right-to-left mark and an escape (JSON escapes, so the
+    // file itself is plain).
+    let fixtures = root().join("tests/fixtures/verify");
+    let capture = scratch("capture");
+    for entry in std::fs::read_dir(fixtures.join("healthy"))
+        .unwrap()
+        .flatten()
+    {
+        std::fs::copy(entry.path(), capture.join(entry.file_name())).unwrap();
+    }
+    let nodes =
+        std::fs::read_to_string(fixtures.join("HG501-node-missing-and-undeclared/nodes.json"))
+            .unwrap()
+            .replace(
+                "\"name\": \"linux-worker-9\"",
+                "\"name\": \"linux-worker-9\\u202e\\u2028\\u200f\\u001b[2J\"",
+            );
+    assert!(nodes.contains("\\u202e"), "the capture was not changed");
+    std::fs::write(capture.join("nodes.json"), nodes).unwrap();
+    for format in ["human", "json", "sarif", "github"] {
+        let output = hybridgen(&[
+            "verify",
+            "examples/kubeadm-1.33-vxlan-windows.yaml",
+            "--cluster",
+            capture.to_str().unwrap(),
+            "--format",
+            format,
+            "--color",
+            "never",
+        ]);
+        assert_exit(&output, 1);
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert!(stdout.contains("linux-worker-9"), "{format}:\n{stdout}");
+        assert_inert(format, &stdout);
+        assert_inert(format, &String::from_utf8_lossy(&output.stderr));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Route Terraform, with HG406 deliberately allowed
+
+#[test]
+fn an_allowed_template_in_a_cloud_setting_stays_a_literal_in_terraform() {
+    let text = std::fs::read_to_string(
+        root().join("tests/fixtures/valid/HG403-host-gw-azure-every-node-with-nic.yaml"),
+    )
+    .unwrap()
+    .replace(
+        "resourceGroup: hybrid-rg",
+        "resourceGroup: 'rg-${file(\"/etc/passwd\")}-%{if true}x%{endif}'",
+    );
+    let (spec, out) = spec_file("azure-template", &text);
+    let planned = hybridgen(&["plan", spec.to_str().unwrap(), "--format", "json"]);
+    assert_exit(&planned, 1);
+    assert!(String::from_utf8_lossy(&planned.stdout).contains("HG406"));
+    assert_exit(&render(&spec, &out, &["--allow", "HG406"]), 0);
+    let terraform = std::fs::read_to_string(out.join("routes/azure.tf.json")).unwrap();
+    assert_eq!(
+        evaluated_templates(&terraform),
+        Vec::<String>::new(),
+        "{terraform}"
+    );
+    assert!(
+        terraform.contains("rg-$${file(\\\"/etc/passwd\\\")}-%%{if true}x%%{endif}"),
+        "{terraform}"
+    );
+    // The script passes it as one quoted word.
+    let script = std::fs::read_to_string(out.join("routes/azure.sh")).unwrap();
+    assert!(
+        script.contains("--resource-group 'rg-${file(\"/etc/passwd\")}-%{if true}x%{endif}'"),
+        "{script}"
+    );
+}
