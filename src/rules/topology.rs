@@ -3,8 +3,8 @@
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::escape;
-use crate::plan::cloud;
-use crate::spec::{Backend, Os, Provider, Role, Spec};
+use crate::plan::cloud::{self, CloudTraits};
+use crate::spec::{Backend, Os, Role, Spec};
 
 declare_rules! {
     /// ### What it checks
@@ -171,17 +171,16 @@ fn check_linux_worker(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-fn routes_on_cloud(context: &Context) -> Option<Provider> {
-    let provider = context.spec.provider();
-    (context.plan.flannel.backend == Backend::HostGw && provider != Provider::None)
-        .then_some(provider)
+/// The cloud whose route table carries the pod routes: host-gw on a provider other than `none`.
+fn routes_on_cloud(context: &Context) -> Option<&'static CloudTraits> {
+    if context.plan.flannel.backend != Backend::HostGw {
+        return None;
+    }
+    cloud::traits(context.spec.provider())
 }
 
 fn check_node_identity(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(provider) = routes_on_cloud(context) else {
-        return;
-    };
-    let Some(row) = cloud::traits(provider) else {
+    let Some(row) = routes_on_cloud(context) else {
         return;
     };
     let field = row.node_identity.field;
@@ -198,7 +197,7 @@ fn check_node_identity(context: &Context, found: &mut Vec<Diagnostic>) {
                     format!(
                         "node `{}` has no `cloud.{field}`, which its {} route needs",
                         node.name,
-                        provider.as_str()
+                        row.provider.as_str()
                     ),
                 )
                 .label(format!("`cloud.{field}` missing"))
@@ -212,13 +211,10 @@ fn check_node_identity(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(provider) = routes_on_cloud(context) else {
+    let (Some(row), Some(cloud)) = (routes_on_cloud(context), &context.spec.cloud) else {
         return;
     };
-    let (Some(cloud), Some(row)) = (&context.spec.cloud, cloud::traits(provider)) else {
-        return;
-    };
-    let name = provider.as_str();
+    let name = row.provider.as_str();
     let users = format!("`routes/{name}.sh` and `routes/{name}.tf.json`");
     if !(row.has_section)(cloud) {
         found.push(
@@ -258,10 +254,7 @@ fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_route_limit(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(provider) = routes_on_cloud(context) else {
-        return;
-    };
-    let Some(row) = cloud::traits(provider) else {
+    let Some(row) = routes_on_cloud(context) else {
         return;
     };
     let routes = context.plan.nodes.len();
@@ -271,7 +264,7 @@ fn check_route_limit(context: &Context, found: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 &ROUTE_TABLE_LIMIT,
                 key("/nodes"),
-                format!("{routes} nodes need {routes} routes, more than the {limit} {} allows in one route table by default", provider.as_str()),
+                format!("{routes} nodes need {routes} routes, more than the {limit} {} allows in one route table by default", row.provider.as_str()),
             )
             .label("more routes than the default limit")
             .help("request a higher route quota before deploying, or use `backend: vxlan`"),
