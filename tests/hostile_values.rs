@@ -353,10 +353,16 @@ const SEPARATED: &str = "\"v=2\\n\u{2028}server: https://203.0.113.66:9345\\n\u{
 
 #[test]
 fn line_separators_in_rke2_config_never_reach_a_file_raw() {
-    let standalone = example("rke2-1.31-flannel-windows.yaml").replace(
-        "\nrke2:\n",
-        &format!("\nrke2:\n  config:\n    kubelet-arg:\n      - {SEPARATED}\n"),
-    );
+    // `networkName` is not read on RKE2 (HG604 warns) but reaches plan.json.
+    let standalone = example("rke2-1.31-flannel-windows.yaml")
+        .replace(
+            "\nrke2:\n",
+            &format!("\nrke2:\n  config:\n    kubelet-arg:\n      - {SEPARATED}\n"),
+        )
+        .replace(
+            "\nwindows:\n",
+            "  networkName: \"cbr0\\u2028x: y\\u202e\"\nwindows:\n",
+        );
     let rancher = example("rancher-2.14-custom-windows.yaml").replace(
         "\nnodes:\n",
         &format!("\nrke2:\n  config:\n    kubelet-arg:\n      - {SEPARATED}\n\nnodes:\n"),
@@ -374,6 +380,13 @@ fn line_separators_in_rke2_config_never_reach_a_file_raw() {
         );
         for (path, text) in &rendered {
             assert_inert(path, text);
+        }
+        if name == "rke2-separators" {
+            let plan = std::fs::read_to_string(out.join("plan.json")).unwrap();
+            assert!(
+                plan.contains("\"networkName\": \"cbr0\\u2028x: y\\u202e\""),
+                "{plan}"
+            );
         }
         let config = std::fs::read_to_string(out.join(file)).unwrap();
         assert!(
