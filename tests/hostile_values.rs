@@ -594,3 +594,24 @@ fn an_allowed_template_in_a_cloud_setting_stays_a_literal_in_terraform() {
         "{script}"
     );
 }
+
+#[test]
+fn templates_write_line_separators_escaped_even_with_hg007_allowed() {
+    // RKE1's cluster-network.yml takes the DNS domain through the templates' `tojson`.
+    let text = example("terraform-azure-walkthrough.yaml").replace(
+        "  distribution: rke",
+        "  dnsDomain: \"cluster.local\\u2028cluster_dns_server: 203.0.113.66\\u202e\"\n  distribution: rke",
+    );
+    let (spec, out) = spec_file("rke1-dns-domain", &text);
+    assert_exit(&render(&spec, &out, &["--allow", "HG007"]), 0);
+    for (path, text) in files(&out) {
+        assert_inert(&path, &text);
+    }
+    let network = std::fs::read_to_string(out.join("rke/cluster-network.yml")).unwrap();
+    assert!(
+        network.contains(
+            "cluster_domain: \"cluster.local\\u2028cluster_dns_server: 203.0.113.66\\u202e\""
+        ),
+        "{network}"
+    );
+}
