@@ -5,11 +5,59 @@
 //! start a GitHub workflow command (`::error ...`) that hybridgen did not write (GitHub Docs,
 //! "Workflow commands for GitHub Actions"; actions/runner `ActionCommand.cs`).
 
-/// A character a terminal acts on instead of showing: C0 and C1 controls, DEL, and the Unicode
-/// bidirectional overrides and isolates that reorder what is shown ("Trojan Source",
-/// CVE-2021-42574).
+/// A character a terminal acts on instead of showing: C0 and C1 controls, DEL, and what
+/// [`breaks_or_reorders`] names.
 fn acts_on(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control() || breaks_or_reorders(c)
+}
+
+/// A character that is no control but that another reader takes for a line break, or that
+/// reorders what is shown: U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR (line breaks
+/// for YAML 1.1 readers such as libyaml and go-yaml, and for JavaScript before ES2019), and the
+/// Unicode bidirectional marks, embeddings, overrides and isolates ("Trojan Source",
+/// CVE-2021-42574; Unicode UAX #9): U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
+/// U+2069. (U+0085 NEXT LINE, YAML 1.1's third extra line break, is a C1 control.)
+pub fn breaks_or_reorders(c: char) -> bool {
+    matches!(
+        c,
+        '\u{2028}'
+            | '\u{2029}'
+            | '\u{61c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// Whether a JSON or YAML writer must write `c` as a `\uXXXX` escape where serde_json would
+/// write it raw: DEL and the C1 controls (U+0085 among them, which terminals and YAML 1.1 act
+/// on), and what [`breaks_or_reorders`] names.
+fn json_escapes(c: char) -> bool {
+    matches!(c, '\u{7f}'..='\u{9f}') || breaks_or_reorders(c)
+}
+
+/// JSON text as serde_json wrote it, with every character [`json_escapes`] names written as
+/// `\uXXXX`. Outside strings serde_json writes ASCII only, so each such character is inside a
+/// string, where the escape means the same character: the document reads back the same.
+pub fn json_text(text: String) -> String {
+    if !text.chars().any(json_escapes) {
+        return text;
+    }
+    let mut escaped = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if json_escapes(c) {
+            escaped.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped
+}
+
+/// The one pretty JSON writer for reports and artifacts: serde_json's layout, then [`json_text`].
+pub fn json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
+    serde_json::to_string_pretty(value).map(json_text)
 }
 
 /// One value on one line: every control character, newlines included, written as an escape
@@ -114,6 +162,26 @@ mod tests {
         assert_eq!(inline("\u{9b}31m"), "\\u{9b}31m");
         assert_eq!(inline("abc\u{202e}def"), "abc\\u{202e}def");
         assert_eq!(inline("plain `text` ü"), "plain `text` ü");
+    }
+
+    #[test]
+    fn line_separators_and_bidi_marks_are_shown_not_sent() {
+        assert_eq!(
+            inline("a\u{2028}b\u{2029}c\u{85}d\u{200f}e\u{61c}f\u{2066}"),
+            "a\\u{2028}b\\u{2029}c\\u{85}d\\u{200f}e\\u{61c}f\\u{2066}"
+        );
+    }
+
+    #[test]
+    fn json_writes_line_separators_and_bidi_marks_as_escapes() {
+        let value = serde_json::json!({"k\u{202e}": "a\u{2028}b\u{85}c\u{200e}\u{9b}ü"});
+        let text = json_pretty(&value).unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"k\\u202e\": \"a\\u2028b\\u0085c\\u200e\\u009bü\"\n}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
     }
 
     #[test]

@@ -29,8 +29,8 @@ const BUILDS: &[&str] = &[
 ];
 const PROVIDERS: &[&str] = &[
     "",
-    "cloud:\n  provider: aws\n  aws: {region: us-east-1, routeTableId: rtb-1}\n",
-    "cloud:\n  provider: gce\n  gce: {project: p, network: default}\n",
+    "cloud:\n  provider: aws\n  aws: {region: us-east-1, routeTableId: rtb-0a1b2c3d}\n",
+    "cloud:\n  provider: gce\n  gce: {project: my-project, network: default}\n",
     "cloud:\n  provider: azure\n",
 ];
 
@@ -113,7 +113,7 @@ fn spec(
         }
         if !provider.is_empty() {
             text.push_str(&format!(
-                "    cloud: {{instanceId: i-{index}, zone: z-a, nic: nic-{index}}}\n"
+                "    cloud: {{instanceId: i-{index:08x}, zone: us-central1-a, nic: nic-{index}}}\n"
             ));
         }
     }

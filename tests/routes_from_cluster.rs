@@ -38,7 +38,7 @@ const CLOUDS: [Cloud; 3] = [
     Cloud {
         name: "aws",
         section: "  provider: aws\n  aws:\n    region: us-east-1\n    routeTableId: rtb-0a1b2c3d\n",
-        node: "instanceId: i-000{i}",
+        node: "instanceId: i-0a1b2c3{i}",
     },
     Cloud {
         name: "azure",
@@ -199,7 +199,7 @@ fn script_routes_to(cloud: &str, script: &str, subnet: &str, node: &str) -> bool
     let index = NODES.iter().position(|(name, _, _)| *name == node).unwrap();
     let target = match cloud {
         "gce" => format!("--next-hop-instance '{node}'"),
-        "aws" => format!("--instance-id 'i-000{index}'"),
+        "aws" => format!("--instance-id 'i-0a1b2c3{index}'"),
         _ => format!("--next-hop-ip-address '{}'", NODES[index].2),
     };
     // A command continued over lines (`\` at the end) is one line here.

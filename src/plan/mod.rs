@@ -3,6 +3,7 @@
 //! renderer both read these numbers, so what is checked is what is deployed.
 
 pub mod address;
+pub mod cloud;
 pub mod distribution;
 pub mod flannel_release;
 pub mod pins;
@@ -335,12 +336,12 @@ impl Plan {
         if self.flannel.backend != Backend::HostGw {
             return None;
         }
-        match provider {
-            Provider::None => self
+        match cloud::traits(provider) {
+            Some(row) => Some(ExternalRoutes::Cloud(row.provider)),
+            None => self
                 .nodes_off_segment()
                 .is_some_and(|(_, outside)| !outside.is_empty())
                 .then_some(ExternalRoutes::Hosts),
-            cloud => Some(ExternalRoutes::Cloud(cloud)),
         }
     }
 

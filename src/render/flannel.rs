@@ -313,7 +313,7 @@ fn patches(layout: Layout, kubernetes: &Release) -> Result<Vec<Artifact>, Render
 
 /// Pretty JSON, indented four spaces for a YAML block scalar under `data:`.
 fn json_block<T: Serialize>(value: &T) -> Result<String, RenderError> {
-    let json = serde_json::to_string_pretty(value)
+    let json = crate::escape::json_pretty(value)
         .map_err(|error| RenderError(format!("flannel: cannot write JSON: {error}")))?;
     Ok(json
         .lines()

@@ -17,6 +17,7 @@ pub mod rke;
 pub mod rke2;
 pub mod routes;
 pub(crate) mod script;
+pub(crate) mod terraform;
 pub mod write;
 pub(crate) mod yaml;
 
@@ -179,7 +180,10 @@ fn json_text(value: minijinja::Value) -> Result<String, minijinja::Error> {
     let mut out = Vec::new();
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, Spaced);
     serde::Serialize::serialize(&value, &mut serializer).map_err(|error| failed(&error))?;
-    String::from_utf8(out).map_err(|error| failed(&error))
+    // U+0085, U+2028, U+2029 and the bidi controls as `\uXXXX`, as every JSON writer does.
+    String::from_utf8(out)
+        .map(crate::escape::json_text)
+        .map_err(|error| failed(&error))
 }
 
 /// JSON on one line with `, ` between items and `: ` after keys.

@@ -315,7 +315,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         rke2: rke2(input)?,
     };
     let mut text =
-        serde_json::to_string_pretty(&file).map_err(|error| RenderError(error.to_string()))?;
+        crate::escape::json_pretty(&file).map_err(|error| RenderError(error.to_string()))?;
     text.push('\n');
     // Serializing doubles the buffer as it goes; the file is kept until written, so return the
     // slack (tens of megabytes at 65,536 nodes).

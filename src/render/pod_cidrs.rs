@@ -128,7 +128,11 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     script.line("      \"$kubectl\" patch node \"$node\" --type merge -p \"{\\\"spec\\\":{\\\"podCIDR\\\":\\\"$subnet\\\",\\\"podCIDRs\\\":[\\\"$subnet\\\"]}}\" >/dev/null");
     script.line("      echo \"$node: pod subnet set to $subnet\"");
     script.line("    elif [ \"${current[$node]}\" != \"$subnet\" ]; then");
-    script.line("      echo \"$node: holds ${current[$node]}, but the plan gives it $subnet; a subnet cannot change once set:\" \\");
+    // What the API server returned is shown quoted, so that a hostile server or proxy cannot
+    // send escapes to the terminal: in the C locale `printf %q` writes a control character as
+    // `\E` and every non-ASCII byte in octal (`\342\200\256` for U+202E) inside `$'…'`.
+    script.line("      held=$(LC_ALL=C printf '%q' \"${current[$node]}\")");
+    script.line("      echo \"$node: holds $held, but the plan gives it $subnet; a subnet cannot change once set:\" \\");
     script.line("        \"drain the node, delete it (kubectl delete node $node), join it again, and run this again\" >&2");
     script.line("      conflicts=$((conflicts + 1))");
     script.line("    fi");

@@ -3,6 +3,7 @@
 //! document's structure), multi-line strings as literal blocks. Used for the files that are data
 //! rather than templates (RKE2 `config.yaml`, the HelmChartConfig, the Rancher `Cluster`).
 
+use crate::escape;
 use serde_json::Value;
 
 /// The document, ending in a newline.
@@ -77,20 +78,28 @@ fn nested(value: &Value, indent: usize, out: &mut String) {
     }
 }
 
-/// A multi-line string a literal block keeps exactly: printable, no tab or carriage return, a
-/// first line that does not start with a space, one trailing newline at most.
+/// A multi-line string a literal block keeps exactly, for every reader: printable, no tab or
+/// carriage return, a first line that does not start with a space, one trailing newline at most,
+/// and no character a YAML 1.1 reader (libyaml, go-yaml, which RKE2 and Rancher use) takes for a
+/// line break while a YAML 1.2 reader does not (U+0085, U+2028, U+2029): in a block, such a
+/// break would end the block and start keys of its own. Nor a bidi control, so that no line of
+/// the file shows in another order than it is read.
 fn is_literal_block(text: &str) -> bool {
     text.contains('\n')
         && !text.starts_with([' ', '\n'])
         && !text.ends_with("\n\n")
-        && !text.chars().any(|c| c.is_control() && c != '\n')
+        && !text
+            .chars()
+            .any(|c| (c.is_control() && c != '\n') || escape::breaks_or_reorders(c))
 }
 
+/// A scalar on one line: JSON's double-quoted string, which YAML reads the same, with U+0085,
+/// U+2028, U+2029 and the bidi controls as `\uXXXX` escapes.
 fn inline(value: &Value) -> String {
     match value {
         Value::Object(map) if map.is_empty() => "{}".into(),
         Value::Array(items) if items.is_empty() => "[]".into(),
-        other => other.to_string(),
+        other => escape::json_text(other.to_string()),
     }
 }
 
@@ -104,7 +113,7 @@ fn key_text(key: &str) -> String {
     if plain {
         key.to_string()
     } else {
-        Value::String(key.to_string()).to_string()
+        escape::json_text(Value::String(key.to_string()).to_string())
     }
 }
 
@@ -157,5 +166,17 @@ mod tests {
             let value = json!({ "k": format!("{text}\nmore") });
             assert_eq!(round_trip(&value), value, "{text:?}");
         }
+    }
+
+    #[test]
+    fn line_separators_never_reach_the_file_raw() {
+        let hostile = "v=2\n\u{2028}server: https://203.0.113.66:9345\n\u{2029}token-file: /dev/null\u{85}x: \u{202e}";
+        let value = json!({"kubelet-arg": [hostile], "k\u{2028}ey": hostile});
+        let text = document(&value);
+        for c in ['\u{2028}', '\u{2029}', '\u{85}', '\u{202e}'] {
+            assert!(!text.contains(c), "{c:?} raw in\n{text}");
+        }
+        assert!(text.contains("\"v=2\\n\\u2028server: https://203.0.113.66:9345\\n\\u2029token-file: /dev/null\\u0085x: \\u202e\""), "{text}");
+        assert_eq!(round_trip(&value), value);
     }
 }

@@ -127,7 +127,7 @@ fn push_plan_text(out: &mut String, name: &str, spec: &Spec, plan: &Plan) {
     };
     out.push_str(&format!(
         "  flannel {flannel_version} ({backend}), Windows network `{}`, cloud {}\n\n",
-        flannel.network_name,
+        escape::bounded(&flannel.network_name, 200),
         spec.provider().as_str()
     ));
     push_node_table(out, plan);
@@ -268,7 +268,10 @@ fn distribution_text(plan: &Plan) -> String {
         Err(_) => "(invalid release)".to_string(),
     };
     let joins = match (&rke2.rancher, &rke2.join_address) {
-        (Some(rancher), _) => format!(", nodes register with Rancher {}", rancher.url),
+        (Some(rancher), _) => format!(
+            ", nodes register with Rancher {}",
+            escape::bounded(&rancher.url, 200)
+        ),
         (None, Some(Ok(address))) => format!(
             ", nodes join https://{address}:{}",
             crate::plan::rke2::SUPERVISOR_PORT

@@ -145,7 +145,7 @@ pub fn render(reports: &[FileReport]) -> String {
         },
         pod_subnets: pod_subnets(reports),
     };
-    let mut text = serde_json::to_string_pretty(&output).unwrap_or_default();
+    let mut text = crate::escape::json_pretty(&output).unwrap_or_default();
     text.push('\n');
     text
 }

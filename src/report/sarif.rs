@@ -98,7 +98,7 @@ pub fn render(reports: &[FileReport]) -> String {
         // A property bag (SARIF 2.1.0 §3.8): each planned spec's node subnets and their source.
         document["runs"][0]["properties"]["podSubnets"] = json!(subnets);
     }
-    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    let mut text = crate::escape::json_pretty(&document).unwrap_or_default();
     text.push('\n');
     text
 }

@@ -2,6 +2,7 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
+use crate::plan::cloud;
 use crate::plan::flannel_release::{self, Feature, FlannelRelease};
 use crate::plan::{Plan, WindowsSetup, expected_network_name};
 use crate::spec::{Backend, Provider};
@@ -351,14 +352,13 @@ fn check_adjacency(context: &Context, found: &mut Vec<Diagnostic>) {
 
 fn check_cloud_forwarding(context: &Context, found: &mut Vec<Diagnostic>) {
     let provider = context.spec.provider();
-    if context.plan.flannel.backend != Backend::HostGw || provider == Provider::None {
+    if context.plan.flannel.backend != Backend::HostGw {
         return;
     }
-    let forwarding = match provider {
-        Provider::Aws => "turn off each instance's source/destination check",
-        Provider::Gce => "create each instance with `canIpForward`",
-        _ => "enable IP forwarding on each node's NIC",
+    let Some(row) = cloud::traits(provider) else {
+        return;
     };
+    let forwarding = row.forwarding;
     found.push(
         Diagnostic::new(
             &HOST_GW_CLOUD_FORWARDING,

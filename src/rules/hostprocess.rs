@@ -50,8 +50,9 @@ declare_rules! {
 
     /// ### What it checks
     /// On the HostProcess path: that `windows.hostProcess.registry` is set, or both
-    /// `windows.hostProcess.images.flannel` and `.kubeProxy`; and that each is a plausible image
-    /// reference (no scheme, no spaces, a lower-case repository).
+    /// `windows.hostProcess.images.flannel` and `.kubeProxy`; and that each, and
+    /// `windows.images.pause`, is a plausible image reference (no scheme, no spaces, only the
+    /// characters of a reference, a lower-case repository).
     ///
     /// ### Why it matters
     /// No maintained public image runs flanneld or a flannel-flavoured kube-proxy as a HostProcess
@@ -270,6 +271,15 @@ fn reference_problem(reference: &str) -> Option<&'static str> {
     {
         return Some("holds white space");
     }
+    // A reference is a host, path components, a tag and a digest: letters, digits and
+    // `.`, `_`, `-`, `/`, `:`, `@` (distribution/reference `reference.go`). A quote would end the
+    // TOML string `join.ps1` writes the pause image into.
+    if !reference
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | ':' | '@'))
+    {
+        return Some("holds a character no image reference has");
+    }
     // The repository (before the tag or digest) is lower case; a registry host may carry a port.
     let repository = reference.split('@').next().unwrap_or(reference);
     let repository = match repository.rsplit_once(':') {
@@ -306,6 +316,27 @@ fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
                 )
                 .label("not a registry path")
                 .help("write the registry host and path, e.g. `registry.example.com/k8s`"),
+            );
+        }
+    }
+    if let Some(pause) = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.images.as_ref())
+        .and_then(|images| images.pause.as_deref())
+    {
+        // `join.ps1` writes it into containerd's configuration as `sandbox_image`.
+        if let Some(problem) = reference_problem(pause) {
+            malformed = true;
+            found.push(
+                Diagnostic::new(
+                    &HOSTPROCESS_IMAGES_MISSING,
+                    value("/windows/images/pause"),
+                    format!("pause image `{pause}` {problem}"),
+                )
+                .label("not an image reference")
+                .help("write the full reference, e.g. `registry.k8s.io/pause:3.10`"),
             );
         }
     }
@@ -730,5 +761,10 @@ mod tests {
         assert!(reference_problem("registry.example.com/K8s/flannel").is_some());
         assert!(reference_problem("https://registry.example.com/k8s").is_some());
         assert!(reference_problem("registry.example.com/k8s flannel").is_some());
+        assert!(reference_problem("registry.k8s.io/pause:3.10'='x").is_some());
+        assert_eq!(
+            reference_problem("registry.k8s.io/pause@sha256:0123456789abcdef"),
+            None
+        );
     }
 }

@@ -4,6 +4,7 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
+use crate::escape;
 use crate::load::escape_pointer_token;
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
@@ -150,7 +151,8 @@ declare_rules! {
     RANCHER_DROPS_CONFIG_KEY = ("HG607", "rancher-drops-config-key", Warning, Some(check_rancher_keys));
 
     /// ### What it checks
-    /// The `rancher` section: `url` is an `https://` or `http://` address; `version` is
+    /// The `rancher` section: `url` is an `https://` or `http://` address (HG610 refuses
+    /// `http://`); `version` is
     /// `MAJOR.MINOR.PATCH` and 2.6 or later. A warning with Windows nodes on Rancher before 2.9.
     ///
     /// ### Why it matters
@@ -183,6 +185,28 @@ declare_rules! {
     /// rancher/rancher#46376; Rancher Manager documentation, RKE1 end of life notice;
     /// rancher/rke2#562 (no in-place conversion).
     DISTRIBUTION_END_OF_LIFE = ("HG609", "distribution-end-of-life", Warning, Some(check_end_of_life));
+
+    /// ### What it checks
+    /// `rancher.url` is an `https://` URL without user information (`user@` before the host).
+    ///
+    /// ### Why it matters
+    /// Each Linux node's `register.sh` runs `curl -fL URL/system-agent-install.sh | sudo sh`, and
+    /// each Windows node's `register.ps1` downloads and runs `URL/wins-agent-install.ps1` as
+    /// Administrator, and sends the cluster's registration token to `URL`. Over `http://`, anyone
+    /// on the network path can replace the installer and take every node. In
+    /// `https://rancher.corp.example@attacker.example`, everything before `@` is a user name: the
+    /// URL reads like the corporate host in review, but curl connects to `attacker.example`
+    /// (RFC 3986 section 3.2.1, which also deprecates `user:password` in URLs).
+    ///
+    /// ### Fix
+    /// Write Rancher's `https://` server URL with only the host (and port), e.g.
+    /// `https://rancher.example.com`. A lab Rancher without TLS can be allowed deliberately with
+    /// `--allow HG610`.
+    ///
+    /// ### References
+    /// https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1 (user information); rancher/system-agent
+    /// `install.sh` and rancher/wins `install.ps1` (what the registration scripts download and run).
+    RANCHER_URL_INSECURE = ("HG610", "rancher-url-insecure", Error, Some(check_rancher_url));
 }
 
 fn rke2_of<'a>(context: &'a Context) -> Option<&'a Rke2Plan> {
@@ -747,6 +771,45 @@ fn check_rancher_keys(context: &Context, found: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+fn check_rancher_url(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(rancher) = &context.spec.rancher else {
+        return;
+    };
+    if context.spec.distribution() != Distribution::Rke2 {
+        return;
+    }
+    let url = rancher.url.as_str();
+    let (rest, plain_http) = match (url.strip_prefix("https://"), url.strip_prefix("http://")) {
+        (Some(rest), _) => (rest, false),
+        (None, Some(rest)) => (rest, true),
+        // Not a URL at all: HG608 says so.
+        (None, None) => return,
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let (message, label) = if authority.contains('@') {
+        (
+            "holds user information before `@`: the host curl connects to is the part after it",
+            "user information",
+        )
+    } else if plain_http {
+        (
+            "is plain `http://`: the installers the nodes run as root and the registration token travel unprotected",
+            "not https",
+        )
+    } else {
+        return;
+    };
+    found.push(
+        Diagnostic::new(
+            &RANCHER_URL_INSECURE,
+            value("/rancher/url"),
+            format!("`rancher.url` `{}` {message}", escape::bounded(url, 200)),
+        )
+        .label(label)
+        .help("write Rancher's `https://` URL with only the host, e.g. `https://rancher.example.com`, or `--allow HG610` for a lab without TLS"),
+    );
 }
 
 fn check_rancher(context: &Context, found: &mut Vec<Diagnostic>) {

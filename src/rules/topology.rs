@@ -2,7 +2,9 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
-use crate::spec::{Backend, Cloud, NodeCloud, Os, Provider, Role, Spec};
+use crate::escape;
+use crate::plan::cloud::{self, CloudTraits};
+use crate::spec::{Backend, Os, Role, Spec};
 
 declare_rules! {
     /// ### What it checks
@@ -88,6 +90,38 @@ declare_rules! {
     /// Amazon VPC quotas ("Routes per route table"); Azure networking limits ("Routes per route
     /// table"); Google Cloud VPC quotas ("Routes").
     ROUTE_TABLE_LIMIT = ("HG405", "route-table-limit", Warning, Some(check_route_limit));
+
+    /// ### What it checks
+    /// Every cloud identifier the spec gives, against its cloud's grammar: AWS `region`
+    /// (`us-east-1`), `routeTableId` (`rtb-` and 8 or 17 hex digits) and `instanceId` (`i-` and 8
+    /// or 17 hex digits); GCE `project` (6 to 30 lower-case letters, digits or `-`), `network`
+    /// (RFC 1035, at most 63) and `zone` (`us-central1-a`); Azure `resourceGroup` (1 to 90 letters,
+    /// digits, `_`, `-`, `.`, parentheses, not ending with `.`), `routeTableName` and `nic` (1 to
+    /// 80 letters, digits, `_`, `-`, `.`, starting with a letter or digit, ending with a letter,
+    /// digit or `_`) and `location` (`eastus2`). hybridgen takes the ASCII part of each grammar
+    /// and refuses a leading `-`.
+    ///
+    /// ### Why it matters
+    /// These values are arguments of `aws`, `gcloud` and `az` in `routes/<cloud>.sh`. The AWS CLI
+    /// loads a parameter written `file://…` or `fileb://…` from that file (and version 1 fetches
+    /// `http(s)://…`), the Azure CLI loads `@<path>`, and a value starting with `-` is read as an
+    /// option: a spec could send the administrator's credentials to the cloud API, which prints
+    /// them back in its error. A value of the cloud's own shape can do none of that.
+    ///
+    /// ### Fix
+    /// Write the identifier as the cloud shows it (`aws ec2 describe-route-tables`, `gcloud
+    /// compute zones list`, `az network nic list`).
+    ///
+    /// ### References
+    /// https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/resource-ids.html;
+    /// https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html;
+    /// https://docs.aws.amazon.com/cli/v1/userguide/cli-usage-parameters-file.html (file:// and
+    /// fileb://); https://cloud.google.com/resource-manager/docs/creating-managing-projects;
+    /// https://cloud.google.com/compute/docs/naming-resources;
+    /// https://cloud.google.com/compute/docs/regions-zones;
+    /// https://learn.microsoft.com/en-us/azure/azure-resource-manager/management/resource-name-rules;
+    /// https://learn.microsoft.com/en-us/cli/azure/use-azure-cli-successfully-tips (`@` loads a file).
+    CLOUD_IDENTIFIER_MALFORMED = ("HG406", "cloud-identifier-malformed", Error, Some(check_cloud_identifiers));
 }
 
 fn linux_nodes_with(spec: &Spec, role: Role) -> bool {
@@ -137,27 +171,24 @@ fn check_linux_worker(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-fn routes_on_cloud(context: &Context) -> Option<Provider> {
-    let provider = context.spec.provider();
-    (context.plan.flannel.backend == Backend::HostGw && provider != Provider::None)
-        .then_some(provider)
-}
-
-/// The node field a cloud's routes name, and whether the node has it.
-fn identity(provider: Provider, cloud: Option<&NodeCloud>) -> (&'static str, bool) {
-    match provider {
-        Provider::Aws => ("instanceId", cloud.is_some_and(|c| c.instance_id.is_some())),
-        Provider::Gce => ("zone", cloud.is_some_and(|c| c.zone.is_some())),
-        _ => ("nic", cloud.is_some_and(|c| c.nic.is_some())),
+/// The cloud whose route table carries the pod routes: host-gw on a provider other than `none`.
+fn routes_on_cloud(context: &Context) -> Option<&'static CloudTraits> {
+    if context.plan.flannel.backend != Backend::HostGw {
+        return None;
     }
+    cloud::traits(context.spec.provider())
 }
 
 fn check_node_identity(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(provider) = routes_on_cloud(context) else {
+    let Some(row) = routes_on_cloud(context) else {
         return;
     };
+    let field = row.node_identity.field;
     for (index, node) in context.spec.nodes.iter().enumerate() {
-        let (field, present) = identity(provider, node.cloud.as_ref());
+        let present = node
+            .cloud
+            .as_ref()
+            .is_some_and(|cloud| (row.node_identity.read)(cloud).is_some());
         if !present {
             found.push(
                 Diagnostic::new(
@@ -166,7 +197,7 @@ fn check_node_identity(context: &Context, found: &mut Vec<Diagnostic>) {
                     format!(
                         "node `{}` has no `cloud.{field}`, which its {} route needs",
                         node.name,
-                        provider.as_str()
+                        row.provider.as_str()
                     ),
                 )
                 .label(format!("`cloud.{field}` missing"))
@@ -179,109 +210,94 @@ fn check_node_identity(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The settings of a provider's section that the rendered host-gw routes use, and whether each
-/// is given.
-fn route_settings(cloud: &Cloud, provider: Provider) -> Option<Vec<(&'static str, bool)>> {
-    match provider {
-        Provider::None => Some(Vec::new()),
-        Provider::Aws => cloud.aws.as_ref().map(|aws| {
-            vec![
-                ("region", aws.region.is_some()),
-                ("routeTableId", aws.route_table_id.is_some()),
-            ]
-        }),
-        Provider::Gce => cloud.gce.as_ref().map(|gce| {
-            vec![
-                ("project", gce.project.is_some()),
-                ("network", gce.network.is_some()),
-            ]
-        }),
-        Provider::Azure => cloud.azure.as_ref().map(|azure| {
-            vec![
-                ("resourceGroup", azure.resource_group.is_some()),
-                ("routeTableName", azure.route_table_name.is_some()),
-            ]
-        }),
-    }
-}
-
 fn check_cloud_settings(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(provider) = routes_on_cloud(context) else {
+    let (Some(row), Some(cloud)) = (routes_on_cloud(context), &context.spec.cloud) else {
         return;
     };
-    let Some(cloud) = &context.spec.cloud else {
-        return;
-    };
-    let name = provider.as_str();
+    let name = row.provider.as_str();
     let users = format!("`routes/{name}.sh` and `routes/{name}.tf.json`");
-    match route_settings(cloud, provider) {
-        None => found.push(
+    if !(row.has_section)(cloud) {
+        found.push(
             Diagnostic::new(
                 &CLOUD_SETTINGS_MISSING,
                 value("/cloud/provider"),
                 format!("host-gw on {name} needs the `cloud.{name}` section, which the pod routes in {users} use"),
             )
             .label(format!("no `cloud.{name}` section"))
-            .help(format!("add `cloud.{name}` with {}", required(provider))),
-        ),
-        Some(fields) => {
-            let missing: Vec<&str> = fields
-                .iter()
-                .filter(|(_, present)| !present)
-                .map(|(field, _)| *field)
-                .collect();
-            if !missing.is_empty() {
-                found.push(
-                    Diagnostic::new(
-                        &CLOUD_SETTINGS_MISSING,
-                        key(format!("/cloud/{name}")),
-                        format!("`cloud.{name}` lacks `{}`, which the host-gw pod routes in {users} use", missing.join("`, `")),
-                    )
-                    .label("incomplete")
-                    .help(format!(
-                        "add `{}` to `cloud.{name}`",
-                        missing.join("` and `")
-                    )),
-                );
-            }
-        }
+            .help(format!("add `cloud.{name}` with {}", row.required_settings())),
+        );
+        return;
     }
-}
-
-/// The settings host-gw routes need on a provider, for help texts.
-fn required(provider: Provider) -> &'static str {
-    match provider {
-        Provider::Aws => "`region` and `routeTableId`",
-        Provider::Gce => "`project` and `network`",
-        Provider::Azure => "`resourceGroup` and `routeTableName`",
-        Provider::None => "nothing",
-    }
-}
-
-/// Default route-table capacity per cloud.
-fn route_limit(provider: Provider) -> usize {
-    match provider {
-        Provider::Aws => 500,
-        Provider::Azure => 400,
-        _ => 250,
+    let missing: Vec<&str> = row
+        .settings
+        .iter()
+        .filter(|setting| setting.routes_need && (setting.read)(cloud).is_none())
+        .map(|setting| setting.field)
+        .collect();
+    if !missing.is_empty() {
+        found.push(
+            Diagnostic::new(
+                &CLOUD_SETTINGS_MISSING,
+                key(format!("/cloud/{name}")),
+                format!(
+                    "`cloud.{name}` lacks `{}`, which the host-gw pod routes in {users} use",
+                    missing.join("`, `")
+                ),
+            )
+            .label("incomplete")
+            .help(format!(
+                "add `{}` to `cloud.{name}`",
+                missing.join("` and `")
+            )),
+        );
     }
 }
 
 fn check_route_limit(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(provider) = routes_on_cloud(context) else {
+    let Some(row) = routes_on_cloud(context) else {
         return;
     };
     let routes = context.plan.nodes.len();
-    let limit = route_limit(provider);
+    let limit = row.route_limit;
     if routes > limit {
         found.push(
             Diagnostic::new(
                 &ROUTE_TABLE_LIMIT,
                 key("/nodes"),
-                format!("{routes} nodes need {routes} routes, more than the {limit} {} allows in one route table by default", provider.as_str()),
+                format!("{routes} nodes need {routes} routes, more than the {limit} {} allows in one route table by default", row.provider.as_str()),
             )
             .label("more routes than the default limit")
             .help("request a higher route quota before deploying, or use `backend: vxlan`"),
         );
+    }
+}
+
+/// Every cloud identifier the spec gives, whichever provider and backend are chosen: a value is
+/// checked where it is written, not only where it is used.
+fn check_cloud_identifiers(context: &Context, found: &mut Vec<Diagnostic>) {
+    for row in &cloud::CLOUDS {
+        for written in cloud::written(row, context.spec) {
+            if written.is_well_formed() {
+                continue;
+            }
+            let grammar = written.grammar;
+            found.push(
+                Diagnostic::new(
+                    &CLOUD_IDENTIFIER_MALFORMED,
+                    value(written.pointer),
+                    format!(
+                        "`{}` `{}` must be {}",
+                        written.field,
+                        escape::bounded(written.value, 80),
+                        grammar.rule
+                    ),
+                )
+                .label("not a cloud identifier")
+                .help(format!(
+                    "write the identifier the cloud shows, e.g. `{}` ({})",
+                    grammar.example, grammar.source
+                )),
+            );
+        }
     }
 }

@@ -520,7 +520,8 @@ pub struct Aws {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"us-east-1")]
     pub region: Option<String>,
-    /// The VPC route table that receives one route per node pod subnet.
+    /// The VPC route table that receives one route per node pod subnet: `rtb-` and 8 or 17
+    /// lower-case hex digits (HG406).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"rtb-0a1b2c3d")]
     pub route_table_id: Option<String>,
@@ -621,9 +622,10 @@ pub enum Role {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NodeCloud {
-    /// AWS: the instance a route targets, and whose source/destination check is turned off.
+    /// AWS: the instance a route targets, and whose source/destination check is turned off:
+    /// `i-` and 8 or 17 lower-case hex digits (HG406).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(example = &"i-0abc")]
+    #[schemars(example = &"i-0a1b2c3d4e5f60718")]
     pub instance_id: Option<String>,
     /// GCE: the instance's zone (`--next-hop-instance-zone`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,6 +1,6 @@
 //! Azure: `routes/azure.sh` and `routes/azure.tf.json`.
 
-use super::terraform::{terraform_literal, terraform_name, unique_insert};
+use super::terraform::{terraform_name, unique_insert};
 use super::{
     cloud_artifacts, cloud_route_name, missing, node_cloud, node_missing, node_routes, setting,
     subnet_origin,
@@ -108,8 +108,8 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             terraform_name(route.name),
             AzureRoute {
                 name,
-                resource_group_name: terraform_literal(group),
-                route_table_name: terraform_literal(table),
+                resource_group_name: group.to_string(),
+                route_table_name: table.to_string(),
                 address_prefix: cidr,
                 next_hop_type: "VirtualAppliance",
                 next_hop_in_ip_address: next_hop,

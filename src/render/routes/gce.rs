@@ -1,6 +1,6 @@
 //! GCE: `routes/gce.sh` and `routes/gce.tf.json`.
 
-use super::terraform::{terraform_literal, terraform_name, unique_insert};
+use super::terraform::{terraform_name, unique_insert};
 use super::{
     cloud_artifacts, cloud_route_name, missing, node_cloud, node_missing, node_routes, setting,
     subnet_origin,
@@ -116,11 +116,11 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             terraform_name(route.name),
             GceRoute {
                 name,
-                project: terraform_literal(project),
-                network: terraform_literal(network),
+                project: project.to_string(),
+                network: network.to_string(),
                 dest_range: cidr,
-                next_hop_instance: terraform_literal(instance),
-                next_hop_instance_zone: terraform_literal(zone),
+                next_hop_instance: instance.to_string(),
+                next_hop_instance_zone: zone.to_string(),
                 priority: GCE_ROUTE_PRIORITY,
             },
         )?;

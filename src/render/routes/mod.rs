@@ -18,7 +18,7 @@ mod terraform;
 
 use super::script::{Script, script_value};
 use super::{Artifact, Input, RenderError};
-use crate::plan::{ExternalRoutes, Plan, SubnetSource};
+use crate::plan::{ExternalRoutes, Plan, SubnetSource, cloud};
 use crate::spec::{NodeCloud, Os, Provider, Spec};
 use hosts::host_script_path;
 use ipnet::Ipv4Net;
@@ -46,6 +46,7 @@ pub fn paths(input: &Input) -> Result<Vec<String>, RenderError> {
 const ROUTES_PATH: &str = "routes/routes.json";
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
+    refuse_identifiers_a_cli_would_load(input.spec)?;
     let mut artifacts = vec![routes_json(input)?];
     // vxlan encapsulates between node addresses, and host-gw on one L2 network is flannel's own:
     // nothing else routes pod subnets there.
@@ -57,6 +58,25 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         Some(ExternalRoutes::Cloud(Provider::None)) | None => {}
     }
     Ok(artifacts)
+}
+
+/// The part of HG406 that keeps a cloud command inert, checked again where the values are
+/// written: even with HG406 allowed, no `aws`, `gcloud` or `az` command receives a value it would
+/// load from a file or URL or read as an option. (Other malformed values only fail in the cloud.)
+fn refuse_identifiers_a_cli_would_load(spec: &Spec) -> Result<(), RenderError> {
+    let Some(row) = cloud::traits(spec.provider()) else {
+        return Ok(());
+    };
+    match cloud::written(row, spec)
+        .into_iter()
+        .find(|written| cloud::cli_would_load(written.value))
+    {
+        Some(written) => Err(RenderError(format!(
+            "routes: `{}` at {} is read by the cloud CLI as a file, a URL or an option; write the identifier itself ({}, HG406)",
+            written.field, written.pointer, written.grammar.rule
+        ))),
+        None => Ok(()),
+    }
 }
 
 // routes/routes.json
@@ -109,7 +129,7 @@ fn routes_json(input: &Input) -> Result<Artifact, RenderError> {
 }
 
 pub(super) fn pretty_json<T: Serialize>(value: &T, path: &str) -> Result<String, RenderError> {
-    let mut text = serde_json::to_string_pretty(value)
+    let mut text = crate::escape::json_pretty(value)
         .map_err(|error| RenderError(format!("`{path}` could not be serialized: {error}")))?;
     text.push('\n');
     // The serializer doubles its buffer as it goes; the file is kept until written.
@@ -239,7 +259,7 @@ pub(super) fn cloud_artifacts<T: Serialize>(
     terraform: &T,
 ) -> Result<[Artifact; 2], RenderError> {
     let terraform_path = format!("routes/{cloud}.tf.json");
-    let terraform = pretty_json(terraform, &terraform_path)?;
+    let terraform = crate::render::terraform::document(terraform, &terraform_path)?;
     Ok([
         Artifact::new(format!("routes/{cloud}.sh"), script.finish()),
         Artifact::new(terraform_path, terraform),

@@ -1,4 +1,5 @@
-//! Terraform JSON names and strings shared by the clouds' `.tf.json` files.
+//! Terraform resource names shared by the clouds' `.tf.json` files (their strings are escaped by
+//! `render::terraform`, the one Terraform JSON writer).
 
 use super::RenderError;
 use std::collections::BTreeMap;
@@ -18,12 +19,6 @@ pub(super) fn terraform_name(node: &str) -> String {
         })
         .collect();
     format!("pods_{node}")
-}
-
-/// A Terraform JSON string that means exactly `value`: Terraform reads JSON strings as templates,
-/// so `${` and `%{` are escaped as `$${` and `%%{`.
-pub(super) fn terraform_literal(value: &str) -> String {
-    value.replace("${", "$${").replace("%{", "%%{")
 }
 
 /// Inserts a resource under a name no other node took.

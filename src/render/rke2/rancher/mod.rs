@@ -11,6 +11,7 @@
 //! - `rancher/cluster.tf.json`: the same cluster as Terraform's `rancher2_cluster_v2`
 //!   (terraform-provider-rancher2 `docs/resources/cluster_v2.md`), with each node's registration
 //!   command as a sensitive output built from the `cluster_registration_token` Rancher returns.
+//!   Written by `render::terraform`, so no value of the spec is a Terraform template.
 //! - `rancher/<node>/register.sh` (Linux) or `register.ps1` (Windows): Rancher's node command
 //!   with the flags `machineGlobalConfig` cannot carry per node — roles, `--node-name`,
 //!   `--internal-address` (which becomes RKE2's `node-ip`, the address Windows flanneld binds
@@ -21,6 +22,7 @@ use super::{cluster_keys, every_node_keys, extra_keys, flannel_values, merge, rk
 use crate::plan::Plan;
 use crate::plan::rke2::RancherPlan;
 use crate::render::script::{Script, path_segment, powershell_quote, script_value, shell_quote};
+use crate::render::terraform::{self, Expression};
 use crate::render::{Artifact, ControllerManager, Input, RenderError, Room, yaml};
 use crate::spec::{Os, Role};
 use serde_json::{Map, Value, json};
@@ -209,18 +211,22 @@ fn terraform(
     if !selectors.is_empty() {
         rke_config["machine_selector_config"] = Value::Array(selectors);
     }
-    let token = format!("rancher2_cluster_v2.{name}.cluster_registration_token[0]");
+    // The resource's name in Terraform, which must be an identifier; the cluster keeps its name.
+    let resource = terraform::identifier(name);
+    let token = format!("rancher2_cluster_v2.{resource}.cluster_registration_token[0]");
     let mut outputs = Map::new();
     for node in &input.plan.nodes {
         let (command, flags) = match node.os {
             Os::Linux => ("node_command", linux_flags(node)?.join(" ")),
             Os::Windows => ("windows_node_command", windows_flags(node)?.join(" ")),
         };
+        let value =
+            Expression::reference(&format!("{token}.{command}"))?.followed_by(&format!(" {flags}"));
         outputs.insert(
-            format!("register_{}", node.name.replace('-', "_")),
+            terraform::identifier(&format!("register_{}", node.name.replace('-', "_"))),
             json!({
                 "description": format!("The registration command of node {}: run it on the node.", node.name),
-                "value": format!("${{{token}.{command}}} {flags}"),
+                "value": value,
                 "sensitive": true,
             }),
         );
@@ -240,7 +246,7 @@ fn terraform(
         },
         "resource": {
             "rancher2_cluster_v2": {
-                name.as_str(): {
+                resource: {
                     "name": name,
                     "fleet_namespace": FLEET_NAMESPACE,
                     "kubernetes_version": cluster.kubernetes_version,
@@ -251,10 +257,7 @@ fn terraform(
         },
         "output": outputs,
     });
-    let mut text =
-        serde_json::to_string_pretty(&document).map_err(|error| RenderError(error.to_string()))?;
-    text.push('\n');
-    Ok(text)
+    terraform::document(&document, TERRAFORM_PATH)
 }
 
 /// The Linux installer's flags for a node, after Rancher's own (rancher/system-agent
