@@ -313,16 +313,24 @@ fn open_out(parent: &OwnedFd, name: &OsStr, out: &Path) -> Result<Option<OwnedFd
     match rustix::fs::openat(parent, name, directory_flags(), Mode::empty()) {
         Ok(fd) => Ok(Some(fd)),
         Err(Errno::NOENT) => Ok(None),
-        Err(Errno::LOOP) => Err(error(
-            out,
-            "refusing to use the symlink",
-            "pass the real directory as --out; nothing was changed",
-        )),
-        Err(Errno::NOTDIR) => Err(error(
-            out,
-            "cannot use",
-            "it is not a directory; nothing was changed",
-        )),
+        // With O_DIRECTORY, Linux answers a symlink with ENOTDIR rather than ELOOP.
+        Err(Errno::LOOP | Errno::NOTDIR) => {
+            let linked = rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
+            Err(if linked {
+                error(
+                    out,
+                    "refusing to use the symlink",
+                    "pass the real directory as --out; nothing was changed",
+                )
+            } else {
+                error(
+                    out,
+                    "cannot use",
+                    "it is not a directory; nothing was changed",
+                )
+            })
+        }
         Err(cause) => Err(error(out, "cannot open", io::Error::from(cause))),
     }
 }
@@ -668,6 +676,9 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
     let name_text = name.to_string_lossy().into_owned();
     remove_stale_staging(&parent, &name_text);
     let old_root = open_out(&parent, name, out)?;
+    if let Some(root) = &old_root {
+        clear_mark(root);
+    }
     let mut tree = old_root.map(Beneath::new);
     let new_manifest = manifest_text(artifacts);
     let decisions = match tree.as_mut() {
@@ -806,6 +817,15 @@ const MARK: u32 = 0o1000;
 /// hybridgen's mark, not carried).
 const CARRIED_MODE: u32 = 0o6777;
 
+/// Takes the mark off `--out`, which a render killed right after its swap leaves there.
+fn clear_mark(root: &OwnedFd) {
+    if let Ok(stat) = rustix::fs::fstat(root) {
+        if stat.st_mode & MARK != 0 {
+            let _ = rustix::fs::fchmod(root, Mode::from_bits_truncate(stat.st_mode & CARRIED_MODE));
+        }
+    }
+}
+
 /// Removes the staging directories a killed render left beside `--out`: only real directories
 /// with the mark. Called under the lock, so no other render is using them.
 fn remove_stale_staging(parent: &OwnedFd, out_name: &str) {
@@ -835,7 +855,8 @@ fn remove_stale_staging(parent: &OwnedFd, out_name: &str) {
 /// hybridgen's holds its name.
 fn create_staging(parent: &OwnedFd, name: &str, out: &Path) -> Result<(OwnedFd, u32), WriteError> {
     let shown = || out.with_file_name(name);
-    match rustix::fs::mkdirat(parent, name, Mode::from_bits_truncate(0o777)) {
+    // Marked as it is made (mkdir keeps the sticky bit), so that no instant leaves it unmarked.
+    match rustix::fs::mkdirat(parent, name, Mode::from_bits_truncate(0o777 | MARK)) {
         Ok(()) => {}
         Err(Errno::EXIST) => {
             return Err(error(
@@ -852,8 +873,6 @@ fn create_staging(parent: &OwnedFd, name: &str, out: &Path) -> Result<(OwnedFd, 
         .map_err(|cause| error(&shown(), "cannot read", io::Error::from(cause)))?
         .st_mode
         & 0o777;
-    rustix::fs::fchmod(&fd, Mode::from_bits_truncate(0o700 | MARK))
-        .map_err(|cause| error(&shown(), "cannot mark", io::Error::from(cause)))?;
     Ok((fd, natural))
 }
 
