@@ -815,11 +815,8 @@ mod tests {
             let captured = read_one(name, text);
             assert_eq!(codes(&captured), [("HG509", "error")], "{name}");
             let file = &captured.files[0].file;
-            assert_eq!(
-                file.inline_secrets,
-                [0..file.source.text().len()],
-                "{name} would be quoted"
-            );
+            let whole = 0..file.source.text().len();
+            assert_eq!(file.inline_secrets, vec![whole], "{name} would be quoted");
         }
         // kubectl's own output, even broken, is quoted: the finding shows where it breaks.
         let truncated = r#"{"apiVersion":"v1","kind":"NodeList","items":[{"#;
