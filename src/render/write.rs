@@ -692,9 +692,15 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
             ..Decisions::default()
         },
     };
+    // An older hybridgen's journal is dropped even when nothing else changes: that version
+    // would replay it.
+    let old_journal = tree
+        .as_ref()
+        .is_some_and(|tree| holds_old_journal(&tree.root));
     let nothing_changes = decisions.written.changed.is_empty()
         && decisions.written.removed.is_empty()
-        && !decisions.manifest_changes;
+        && !decisions.manifest_changes
+        && !old_journal;
     if nothing_changes {
         return Ok(decisions.written);
     }
@@ -915,6 +921,16 @@ struct Build<'a> {
     removed: HashSet<&'a str>,
     layout: Layout<'a>,
     out: &'a Path,
+}
+
+/// Whether `--out` holds an older hybridgen's journal or roll-back list (not a directory).
+fn holds_old_journal(root: &OwnedFd) -> bool {
+    [".hybridgen-journal", ".hybridgen-rollback"]
+        .iter()
+        .any(|name| {
+            rustix::fs::statat(root, *name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) != FileType::Directory)
+        })
 }
 
 /// Names an older hybridgen left inside `--out`: its journal, its roll-back list, and its staged
