@@ -240,16 +240,21 @@ fn check_never_reads_an_artifact_through_a_link_and_says_what_it_is() {
         out.join("windows/win-worker-0"),
     )
     .unwrap();
-    // A FIFO is not waited on.
-    std::fs::remove_file(out.join("kubeadm/kubeadm-config.yaml")).unwrap();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &out.join("kubeadm/kubeadm-config.yaml"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_bits_truncate(0o644),
-        0,
-    )
-    .unwrap();
+    // A FIFO is not waited on, in a plain file's place or a secret file's.
+    for fifo in [
+        "kubeadm/kubeadm-config.yaml",
+        "windows/win-worker-1/kubeadm-join.yaml",
+    ] {
+        std::fs::remove_file(out.join(fifo)).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &out.join(fifo),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_bits_truncate(0o644),
+            0,
+        )
+        .unwrap();
+    }
     let (checked, written) = check_then_render(&ws, &[]);
     assert_eq!(checked.code, Some(1), "{}", checked.stdout);
     for expected in [
@@ -258,6 +263,7 @@ fn check_never_reads_an_artifact_through_a_link_and_says_what_it_is() {
         "differs: routes/routes.json\n`routes` is a symbolic link",
         "differs: windows/win-worker-0/join.ps1\n`windows/win-worker-0` is a symbolic link",
         "differs: kubeadm/kubeadm-config.yaml\nit is a FIFO, not a regular file",
+        "differs: windows/win-worker-1/kubeadm-join.yaml\nit is a FIFO, not a regular file",
     ] {
         assert!(
             checked.stdout.contains(expected),

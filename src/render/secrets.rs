@@ -143,9 +143,11 @@ pub fn format_findings(spec: &Spec, plan: &Plan, secrets: &Secrets) -> Vec<Diagn
 pub fn placeholders_on_disk(out: &Path, artifacts: &[Artifact]) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for artifact in artifacts.iter().filter(|artifact| artifact.holds_secrets()) {
-        let Ok(text) = std::fs::read_to_string(out.join(&artifact.path)) else {
+        // Read as `--check` reads: a regular file beneath `out`, never through a link.
+        let Some(bytes) = super::write::read_regular_beneath(out, &artifact.path) else {
             continue;
         };
+        let text = String::from_utf8_lossy(&bytes);
         // The templates write values with `tojson`, which spells `<` and `>` as escapes.
         let text = text.replace("\\u003c", "<").replace("\\u003e", ">");
         for (at, _) in text.match_indices(PLACEHOLDER_START) {
