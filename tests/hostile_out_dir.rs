@@ -248,7 +248,7 @@ fn check_never_reads_an_artifact_through_a_link_and_says_what_it_is() {
         std::fs::remove_file(out.join(fifo)).unwrap();
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &out.join(fifo),
+            out.join(fifo),
             rustix::fs::FileType::Fifo,
             rustix::fs::Mode::from_bits_truncate(0o644),
             0,
@@ -257,6 +257,13 @@ fn check_never_reads_an_artifact_through_a_link_and_says_what_it_is() {
     }
     let (checked, written) = check_then_render(&ws, &[]);
     assert_eq!(checked.code, Some(1), "{}", checked.stdout);
+    // Nothing was waited on or read in bulk.
+    assert!(
+        checked.elapsed < Duration::from_secs(20),
+        "{:?}",
+        checked.elapsed
+    );
+    assert!(checked.peak_kb < 200 * 1024, "peak {} KiB", checked.peak_kb);
     for expected in [
         "differs: plan.json\nit is a symbolic link",
         "differs: kube-flannel.yml\nit is a symbolic link",
