@@ -551,13 +551,34 @@ fn obsolete(
     Ok((removable, kept))
 }
 
+/// `--out` opened for reading, with the directory holding it under a shared lock (a render into
+/// it, which holds it exclusively, finishes its swap first; the lock lasts as long as the first
+/// descriptor). `None` when it does not exist. `.` and `..`, which a render refuses, are read
+/// as they are, without the lock.
+fn open_for_reading(out: &Path) -> Result<Option<(Option<OwnedFd>, OwnedFd)>, WriteError> {
+    let Ok((parent_path, name)) = parent_and_name(out) else {
+        return match rustix::fs::openat(rustix::fs::CWD, out, directory_flags(), Mode::empty()) {
+            Ok(root) => Ok(Some((None, root))),
+            Err(Errno::NOENT) => Ok(None),
+            Err(cause) => Err(error(out, "cannot open", io::Error::from(cause))),
+        };
+    };
+    let Ok(parent) = open_parent(&parent_path) else {
+        return Ok(None);
+    };
+    let parent = File::from(parent);
+    parent
+        .lock_shared()
+        .map_err(|cause| error(&parent_path, "cannot lock", cause))?;
+    let parent = OwnedFd::from(parent);
+    let root = open_out(&parent, name, out)?;
+    Ok(root.map(|root| (Some(parent), root)))
+}
+
 /// The bytes of the regular file at `relative` beneath `out`, opened without following a link;
 /// `None` for anything else (missing, a link, a FIFO, a link on the way).
 pub fn read_regular_beneath(out: &Path, relative: &str) -> Option<Vec<u8>> {
-    let out = normalized(out);
-    let (parent_path, name) = parent_and_name(&out).ok()?;
-    let parent = open_parent(&parent_path).ok()?;
-    let root = open_out(&parent, name, &out).ok()??;
+    let (_lock, root) = open_for_reading(&normalized(out)).ok()??;
     match Beneath::new(root).entry(relative).ok()? {
         Entry::Regular(file) => file.bytes().ok(),
         _ => None,
@@ -571,25 +592,11 @@ pub fn read_regular_beneath(out: &Path, relative: &str) -> Option<Vec<u8>> {
 pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteError> {
     check_paths(artifacts)?;
     let out = &normalized(out);
-    let (parent_path, name) = parent_and_name(out)?;
-    let missing = || {
-        artifacts
+    let Some((_lock, root)) = open_for_reading(out)? else {
+        return Ok(artifacts
             .iter()
             .map(|a| Drift::Missing(a.path.clone()))
-            .collect()
-    };
-    let Ok(parent) = open_parent(&parent_path) else {
-        return Ok(missing());
-    };
-    // Shared: a render into the directory (exclusive) finishes its swap first. The lock lasts
-    // as long as the descriptor.
-    let parent = File::from(parent);
-    parent
-        .lock_shared()
-        .map_err(|cause| error(&parent_path, "cannot lock", cause))?;
-    let parent = OwnedFd::from(parent);
-    let Some(root) = open_out(&parent, name, out)? else {
-        return Ok(missing());
+            .collect());
     };
     let mut tree = Beneath::new(root);
     let failed = |cause: io::Error| error(out, "cannot read", cause);
