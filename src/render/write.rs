@@ -17,8 +17,10 @@
 //! removes. The alternative the issue offered — a journal replayed on the next run, with every
 //! path resolved beneath the directory — keeps a step that trusts what it reads from disk, and
 //! readers that do not take hybridgen's lock could still see a mix. The swap costs a link per
-//! unchanged or carried file; BENCHMARKS.md ("Rendering by swapping the directory") has the
-//! figures, which are within the noise of the journal's for the main example and 500 nodes.
+//! unchanged or carried file and a new directory per directory: a render that changes nothing,
+//! or writes into an empty directory, costs what the journal's did, and one that changes a file
+//! costs more, most of it the kernel removing the old directories (BENCHMARKS.md, "Rendering by
+//! swapping the directory", measures the main example and 500 nodes).
 //!
 //! Trade-offs of swapping the whole directory: `--out` must be a directory that can be renamed
 //! (not a mount point, nor `.`, which a shell sitting in it would keep seeing as the old one); its
