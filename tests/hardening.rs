@@ -3,7 +3,7 @@
 //! million broken items), never passes in silence (empty or wrongly typed captures), and its
 //! output is inert (control characters, workflow commands, newlines in file names, SARIF URIs,
 //! Secrets); `render` changes the output directory all at once or not at all (a kill at every
-//! rename, a failure part way, concurrent renders of different specs).
+//! write, link, directory and rename, a failure part way, concurrent renders read without a lock).
 //!
 //! `HYBRIDGEN_TEST_BIN` runs these against another build of hybridgen (an older release, to see
 //! which of them it fails).
