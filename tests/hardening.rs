@@ -3,7 +3,7 @@
 //! million broken items), never passes in silence (empty or wrongly typed captures), and its
 //! output is inert (control characters, workflow commands, newlines in file names, SARIF URIs,
 //! Secrets); `render` changes the output directory all at once or not at all (a kill at every
-//! rename, a failure part way, concurrent renders of different specs).
+//! write, link, directory and rename, a failure part way, concurrent renders read without a lock).
 //!
 //! `HYBRIDGEN_TEST_BIN` runs these against another build of hybridgen (an older release, to see
 //! which of them it fails).
@@ -283,12 +283,21 @@ fn values_of_the_wrong_type_are_findings_naming_file_and_field() {
 
 // 3. Special files.
 
+fn make_fifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_bits_truncate(0o600),
+        0,
+    )
+    .unwrap();
+}
+
 #[test]
 fn fifos_devices_and_symlinked_directories_are_refused_before_reading() {
     let fifo = write_capture("fifo", &healthy());
-    let path = std::ffi::CString::new(fifo.join("pipe.json").to_str().unwrap()).unwrap();
-    // SAFETY: creates a FIFO at a path this test owns.
-    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    make_fifo(&fifo.join("pipe.json"));
     let device = write_capture("device", &healthy());
     std::os::unix::fs::symlink("/dev/urandom", device.join("random.json")).unwrap();
     let linked = write_capture("linked", &healthy());
@@ -567,7 +576,7 @@ fn inline_secrets_in_a_spec_that_does_not_load_are_masked() {
 // 6. Render: all or nothing.
 
 /// Every regular file under `dir` that a reader of the artifacts sees (no dot-files), with its
-/// contents, and the manifest.
+/// contents, and the manifest's paths: what `cat` and `ls` show, read by plain paths.
 fn snapshot(dir: &Path) -> (BTreeMap<String, Vec<u8>>, String) {
     fn walk(base: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -593,12 +602,40 @@ fn snapshot(dir: &Path) -> (BTreeMap<String, Vec<u8>>, String) {
     let mut files = BTreeMap::new();
     walk(dir, dir, &mut files);
     let manifest = std::fs::read_to_string(dir.join(".hybridgen-manifest")).unwrap_or_default();
-    (files, manifest)
+    // `<sha256> <mode> <path>`: the path is the last field.
+    let listed = manifest
+        .lines()
+        .map(|line| format!("{}\n", line.splitn(3, ' ').last().unwrap_or_default()))
+        .collect();
+    (files, listed)
+}
+
+/// The directory's identity: a swap gives `out` another inode.
+fn identity(dir: &Path) -> Option<(u64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(dir)
+        .ok()
+        .map(|meta| (meta.ino(), meta.ctime_nsec() + meta.ctime() * 1_000_000_000))
+}
+
+/// A fresh `out` in a directory of its own, so that what a render leaves beside it is its own.
+fn fresh_out(name: &str) -> PathBuf {
+    scratch(name).join("out")
+}
+
+/// What hybridgen left beside `out`: staging directories.
+fn beside(out: &Path) -> Vec<String> {
+    std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "out")
+        .collect()
 }
 
 /// The set a spec renders, rendered alone.
 fn rendered_alone(spec: &str) -> (BTreeMap<String, Vec<u8>>, String) {
-    let out = scratch("alone");
+    let out = fresh_out("alone");
     let run = render(spec, &out);
     assert_eq!(run.code, Some(0), "{spec}: {}", output(&run));
     let set = snapshot(&out);
@@ -641,10 +678,13 @@ fn strace() {
     );
 }
 
-fn render_under_strace(spec: &str, out: &Path, inject: &str) -> Run {
+fn render_under_strace(spec: &str, out: &Path, syscall: &str, inject: &str) -> Run {
     let mut command = Command::new("strace");
     command
-        .args(["-f", "-o", "/dev/null", "-e", "trace=rename", "-e", inject])
+        .args(["-f", "-o", "/dev/null", "-e"])
+        .arg(format!("trace={syscall}"))
+        .arg("-e")
+        .arg(format!("inject={syscall}:{inject}"))
         .arg(binary())
         .args(["render", spec, "--out", out.to_str().unwrap()]);
     with_secrets(&mut command);
@@ -654,95 +694,162 @@ fn render_under_strace(spec: &str, out: &Path, inject: &str) -> Run {
 const OLD_SPEC: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
 const NEW_SPEC: &str = "examples/rke2-1.31-flannel-windows.yaml";
 
-#[test]
-#[ignore = "needs strace; .ci/run installs it and runs it"]
-fn a_render_killed_at_every_rename_leaves_the_old_set_or_the_new_one() {
-    strace();
-    let old = rendered_alone(OLD_SPEC);
-    let new = rendered_alone(NEW_SPEC);
-    assert_ne!(old, new);
+/// Files of the user's beside the artifacts, which every render carries over.
+const USER_FILES: [(&str, &str); 2] = [("NOTES.md", "mine\n"), ("notes/deep/a.txt", "also mine\n")];
+
+/// `OLD_SPEC`'s set rendered into `out`, with the user's files added.
+fn old_set_with_user_files(out: &Path) {
+    assert_eq!(render(OLD_SPEC, out).code, Some(0));
+    for (path, text) in USER_FILES {
+        std::fs::create_dir_all(out.join(path).parent().unwrap()).unwrap();
+        std::fs::write(out.join(path), text).unwrap();
+    }
+}
+
+/// A set as plain reads see it with the user's files beside it.
+fn with_user_files(set: &Snapshot) -> Snapshot {
+    let mut set = set.clone();
+    for (path, text) in USER_FILES {
+        set.0.insert(path.to_string(), text.as_bytes().to_vec());
+    }
+    set
+}
+
+/// Kills the render of `NEW_SPEC` over `OLD_SPEC`'s set at each call of `syscall` in turn, and
+/// checks what plain reads see right after: the old set or the new one, never a mix; `--check`
+/// agrees; the next render leaves nothing beside the directory. Returns how many calls there
+/// were, and which set each kill left.
+fn kill_at_every(
+    syscall: &str,
+    old: &Snapshot,
+    new: &Snapshot,
+) -> (usize, BTreeMap<&'static str, usize>) {
+    let (old, new) = (&with_user_files(old), &with_user_files(new));
     let mut outcomes: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut killed_at = 0;
     for n in 1.. {
-        let out = scratch("kill");
-        let first = render(OLD_SPEC, &out);
-        assert_eq!(first.code, Some(0));
-        let run = render_under_strace(
-            NEW_SPEC,
-            &out,
-            &format!("inject=rename:signal=SIGKILL:when={n}"),
-        );
+        let out = fresh_out("kill");
+        old_set_with_user_files(&out);
+        let run = render_under_strace(NEW_SPEC, &out, syscall, &format!("signal=SIGKILL:when={n}"));
         if run.code == Some(0) {
-            // Past the last rename: the render ran to the end.
-            assert_eq!(snapshot(&out), new);
-            break;
+            // Past the last call: the render ran to the end.
+            assert_eq!(snapshot(&out), *new);
+            return (n - 1, outcomes);
         }
-        killed_at = n;
-        // As the process died: before the commit, exactly the old set; after it, a journal that
-        // any hybridgen command finishes before reading.
-        let committed = out.join(".hybridgen-journal").exists();
-        if !committed {
-            assert_eq!(snapshot(&out), old, "killed at rename {n}, uncommitted");
-        }
-        let check_old = render_with(OLD_SPEC, &out, "--check");
-        let check_new = render_with(NEW_SPEC, &out, "--check");
         let seen = snapshot(&out);
-        let outcome = if seen == old {
+        let outcome = if seen == *old {
             "old"
-        } else if seen == new {
+        } else if seen == *new {
             "new"
         } else {
-            panic!("killed at rename {n}: neither set (committed: {committed})")
+            panic!("killed at {syscall} {n}: neither set")
         };
-        assert_eq!(committed, outcome == "new", "rename {n}");
+        let check_old = render_with(OLD_SPEC, &out, "--check");
+        let check_new = render_with(NEW_SPEC, &out, "--check");
         assert_eq!(
             check_old.code == Some(0),
             outcome == "old",
-            "{}",
+            "{syscall} {n}: {}",
             output(&check_old)
         );
         assert_eq!(
             check_new.code == Some(0),
             outcome == "new",
-            "{}",
+            "{syscall} {n}: {}",
             output(&check_new)
+        );
+        assert_eq!(snapshot(&out), seen, "--check changed the directory");
+        assert_eq!(render(NEW_SPEC, &out).code, Some(0));
+        assert_eq!(snapshot(&out), *new);
+        assert_eq!(
+            beside(&out),
+            Vec::<String>::new(),
+            "{syscall} {n}: left behind"
         );
         *outcomes.entry(outcome).or_default() += 1;
     }
-    eprintln!("killed at each of {killed_at} renames: {outcomes:?}");
-    assert!(outcomes.get("old").is_some_and(|n| *n >= 1), "{outcomes:?}");
-    assert!(
-        outcomes.get("new").is_some_and(|n| *n >= 10),
-        "{outcomes:?}"
-    );
+    unreachable!()
+}
+
+type Snapshot = (BTreeMap<String, Vec<u8>>, String);
+
+#[test]
+#[ignore = "needs strace; .ci/run installs it and runs it"]
+fn a_render_killed_at_every_write_and_rename_leaves_the_old_set_or_the_new_one() {
+    strace();
+    let old = rendered_alone(OLD_SPEC);
+    let new = rendered_alone(NEW_SPEC);
+    assert_ne!(old, new);
+    for syscall in [
+        "renameat2",
+        "write",
+        "linkat",
+        "mkdirat",
+        "fchmod",
+        "unlinkat",
+    ] {
+        let (calls, outcomes) = kill_at_every(syscall, &old, &new);
+        eprintln!("killed at each of {calls} {syscall} calls: {outcomes:?}");
+        assert!(calls >= 1, "{syscall} was never called");
+        if syscall == "renameat2" {
+            // The one rename is the instant the set changes: killed before it, the old set.
+            assert_eq!(outcomes, BTreeMap::from([("old", 1)]), "{outcomes:?}");
+        }
+    }
 }
 
 #[test]
 #[ignore = "needs strace; .ci/run installs it and runs it"]
-fn a_failure_part_way_restores_the_old_set_and_says_so() {
+fn a_failure_part_way_leaves_the_old_set_and_says_so() {
     strace();
     let old = rendered_alone(OLD_SPEC);
-    // Rename 1 commits the journal; 2 to 13 make the new set (the manifest last).
-    for (when, error) in [(1, "ENOSPC"), (2, "EPERM"), (7, "ENOSPC"), (13, "EIO")] {
-        let out = scratch("fail");
-        render(OLD_SPEC, &out);
+    for (syscall, when, error) in [
+        ("renameat2", 1, "EXDEV"),
+        ("renameat2", 1, "EBUSY"),
+        ("write", 3, "ENOSPC"),
+        ("linkat", 2, "EPERM"),
+        ("mkdirat", 1, "EACCES"),
+        ("fchmod", 1, "EPERM"),
+    ] {
+        let out = fresh_out("fail");
+        old_set_with_user_files(&out);
         let run = render_under_strace(
             NEW_SPEC,
             &out,
-            &format!("inject=rename:error={error}:when={when}"),
+            syscall,
+            &format!("error={error}:when={when}"),
         );
-        assert_eq!(run.code, Some(2), "{when} {error}: {}", output(&run));
+        assert_eq!(
+            run.code,
+            Some(2),
+            "{syscall} {when} {error}: {}",
+            output(&run)
+        );
         assert!(run.stderr.contains("nothing was changed"), "{}", run.stderr);
-        assert_eq!(snapshot(&out), old, "rename {when} failed with {error}");
-        assert!(!out.join(".hybridgen-journal").exists());
-        let leftovers: Vec<String> = std::fs::read_dir(&out)
-            .unwrap()
-            .flatten()
-            .map(|entry| entry.file_name().to_string_lossy().into_owned())
-            .filter(|name| name.contains(".hybridgen-") && name != ".hybridgen-manifest")
-            .collect();
-        assert!(leftovers.is_empty(), "{leftovers:?}");
+        assert_eq!(
+            snapshot(&out),
+            with_user_files(&old),
+            "{syscall} {when} failed with {error}"
+        );
+        assert_eq!(
+            beside(&out),
+            Vec::<String>::new(),
+            "{syscall} {error}: left behind"
+        );
     }
+}
+
+#[test]
+#[ignore = "needs strace; .ci/run installs it and runs it"]
+fn without_rename_exchange_two_renames_still_give_the_new_set() {
+    strace();
+    let new = rendered_alone(NEW_SPEC);
+    let out = fresh_out("no-exchange");
+    render(OLD_SPEC, &out);
+    // The filesystem answers the exchange with EINVAL, as one without RENAME_EXCHANGE does.
+    let run = render_under_strace(NEW_SPEC, &out, "renameat2", "error=EINVAL:when=1");
+    assert_eq!(run.code, Some(0), "{}", output(&run));
+    assert_eq!(snapshot(&out), new);
+    assert_eq!(beside(&out), Vec::<String>::new());
 }
 
 #[test]
@@ -753,30 +860,23 @@ fn concurrent_renders_of_different_specs_leave_one_whole_set() {
         .filter(|name| name.ends_with(".yaml"))
         .collect();
     let sets: Vec<_> = specs.iter().map(|spec| rendered_alone(spec)).collect();
-    let out = scratch("concurrent");
+    let out = fresh_out("concurrent");
     let stop = Arc::new(AtomicBool::new(false));
     let seen: Arc<Mutex<BTreeMap<usize, usize>>> = Default::default();
-    // An observer that reads the directory as hybridgen does: under its lock.
+    // An observer that reads the directory as any program does, by paths and without a lock;
+    // a sample during which `out` was swapped read two directories and is not counted.
     let observer = {
         let (out, stop, seen, sets) = (out.clone(), stop.clone(), seen.clone(), sets.clone());
         std::thread::spawn(move || {
-            let mut samples = 0;
+            let (mut samples, mut straddled) = (0, 0);
             while !stop.load(Ordering::SeqCst) || samples == 0 {
-                let Ok(directory) = std::fs::File::open(&out) else {
-                    continue;
-                };
-                use std::os::unix::io::AsRawFd;
-                // SAFETY: flock on a descriptor this thread owns, released when it is closed.
-                assert_eq!(
-                    unsafe { libc::flock(directory.as_raw_fd(), libc::LOCK_EX) },
-                    0
-                );
+                let before = identity(&out);
                 let state = snapshot(&out);
-                drop(directory);
-                samples += 1;
-                if state.0.is_empty() && state.1.is_empty() {
+                if before.is_none() || identity(&out) != before {
+                    straddled += 1;
                     continue;
                 }
+                samples += 1;
                 let which = sets.iter().position(|set| *set == state);
                 let which = which.unwrap_or_else(|| {
                     panic!(
@@ -786,7 +886,7 @@ fn concurrent_renders_of_different_specs_leave_one_whole_set() {
                 });
                 *seen.lock().unwrap().entry(which).or_default() += 1;
             }
-            samples
+            (samples, straddled)
         })
     };
     let rounds = 5;
@@ -804,17 +904,13 @@ fn concurrent_renders_of_different_specs_leave_one_whole_set() {
         }
         let last = snapshot(&out);
         assert!(sets.contains(&last), "after a round: a mix");
-        let listed: Vec<&str> = last.1.lines().collect();
-        assert_eq!(
-            listed,
-            last.0.keys().map(String::as_str).collect::<Vec<_>>()
-        );
+        assert_eq!(beside(&out), Vec::<String>::new());
     }
     stop.store(true, Ordering::SeqCst);
-    let samples = observer.join().unwrap();
+    let (samples, straddled) = observer.join().unwrap();
     let seen = seen.lock().unwrap().clone();
     eprintln!(
-        "{rounds} rounds of {} concurrent renders; {samples} samples, by set: {seen:?}",
+        "{rounds} rounds of {} concurrent renders; {samples} samples ({straddled} straddled a swap), by set: {seen:?}",
         specs.len()
     );
     assert!(samples > 10, "{samples}");

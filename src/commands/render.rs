@@ -237,6 +237,9 @@ fn check(out: &Path, artifacts: &[Artifact], spec_name: &str) -> Outcome {
                 }
             }
             Drift::Obsolete(path) => text.push_str(&format!("no longer rendered: {path}\n")),
+            Drift::Kept(path) => text.push_str(&format!(
+                "no longer rendered, but not as hybridgen wrote it (render leaves it; remove it yourself): {path}\n"
+            )),
         }
     }
     text.push_str(&format!(
@@ -275,6 +278,12 @@ fn written_text(out: &Path, rendered: usize, written: &Written) -> String {
     for path in &written.removed {
         text.push_str(&format!(
             "removed {} (no longer rendered)\n",
+            out.join(path).display()
+        ));
+    }
+    for path in &written.kept {
+        text.push_str(&format!(
+            "kept {} (no longer rendered, but not as hybridgen wrote it: remove it yourself)\n",
             out.join(path).display()
         ));
     }

@@ -1,20 +1,58 @@
-//! Putting artifacts on disk, and comparing them with what is there (`--check`). A write changes
-//! the output directory all at once or not at all: under an `flock` on the directory, every file
-//! is staged beside its target, a journal is committed, and the renames follow; a render killed
-//! at any instant is finished (or undone) by the next one before it reads anything (`write_all`
-//! says how, step by step). Files are not synced to disk one by one: that made 16,384 Windows
-//! node files take seconds of fsync, and the artifacts can always be rendered again from the
-//! spec. Nothing outside the output directory is touched: no symlink is followed, no path leaves
-//! it, and a file hybridgen did not write is not overwritten without `force`.
+//! Putting artifacts on disk, and comparing them with what is there (`--check`).
+//!
+//! The output directory is input a pull request can commit: symlinks, manifests, leftovers of
+//! an older hybridgen, names that look like hybridgen's own. So nothing beneath it is reached by
+//! a path: every file and directory is opened relative to its parent's descriptor, one name at
+//! a time, with `O_NOFOLLOW`, and only regular files are read.
+//!
+//! A write replaces the directory as a whole, with no journal and no recovery step to attack.
+//! The complete new set is built in a sibling directory (`.<name>.hybridgen-<pid>`, beside
+//! `--out` so that both are on one filesystem): artifacts whose bytes and mode are unchanged are
+//! hard links to the files already there, the others are written, and every entry hybridgen did
+//! not write (a user's notes, their subdirectories, links) is carried over as a hard link, so its
+//! inode, contents and mode stay exactly as they were. One `renameat2(RENAME_EXCHANGE)` then
+//! swaps the two directories, and the old one is removed. A reader (`kubectl apply -f`, `git
+//! add`, `cat`) sees exactly the old set or exactly the new one at every instant, even right after
+//! a `kill -9`; what a killed render leaves is only its sibling directory, which the next render
+//! removes. The alternative the issue offered — a journal replayed on the next run, with every
+//! path resolved beneath the directory — keeps a step that trusts what it reads from disk, and
+//! readers that do not take hybridgen's lock could still see a mix. The swap costs a link per
+//! unchanged or carried file and a new directory per directory: a render that changes nothing,
+//! or writes into an empty directory, costs what the journal's did, and one that changes a file
+//! costs more, most of it the kernel removing the old directories (BENCHMARKS.md, "Rendering by
+//! swapping the directory", measures the main example and 500 nodes).
+//!
+//! Trade-offs of swapping the whole directory: `--out` must be a directory that can be renamed
+//! (not a mount point, nor `.`, which a shell sitting in it would keep seeing as the old one); its
+//! permission bits are carried over, its owner is whoever renders (as for any new directory); a
+//! user file that cannot be hard-linked (`fs.protected_hardlinks` and another owner) stops the
+//! render with its name. Where the filesystem has no `RENAME_EXCHANGE` (some network and FUSE
+//! filesystems answer `EINVAL`), two renames are made instead: in between, `--out` is missing
+//! for an instant, never a mix.
+//!
+//! A stale sibling directory is removed only when it is hybridgen's: a real directory with that
+//! name carrying the sticky bit, which hybridgen sets on a directory while it builds or removes
+//! it, and which git never records, so a committed look-alike is left alone. Removal never
+//! follows a link and never leaves the filesystem.
+//!
+//! Files are not synced to disk: the guarantee is against processes being killed, not against
+//! the machine losing power (the artifacts can be rendered again from the spec).
 
 use super::Artifact;
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::fs;
-use std::io::{self, Write};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags};
+use rustix::io::Errno;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::ffi::{CStr, OsStr};
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
-/// The list of files hybridgen wrote into an output directory, so that it never overwrites one
-/// it did not write.
+/// The list of files hybridgen wrote into an output directory, one a line: the SHA-256 of the
+/// contents, the mode render gives the file, and its path (`<hex> 0644 plan.json`). Only a file
+/// still matching its line is ever removed.
 pub const MANIFEST: &str = ".hybridgen-manifest";
 
 #[derive(Debug)]
@@ -26,127 +64,68 @@ pub struct Written {
     pub changed: Vec<String>,
     pub unchanged: Vec<String>,
     /// Files an earlier render wrote that this one no longer renders (a node renamed or removed,
-    /// a backend changed), removed so that no stale file, secret or not, stays behind.
+    /// a backend changed), removed because they were still exactly as hybridgen wrote them.
     pub removed: Vec<String>,
+    /// Files the manifest lists that are no longer rendered but are not as hybridgen wrote them
+    /// (edited, replaced, or listed by hand): left in place.
+    pub kept: Vec<String>,
 }
 
 /// A rendered file that differs from the one on disk.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Drift {
     Missing(String),
+    /// `diff` is a unified diff, or a sentence when the file was not compared by its text (a
+    /// symlink, not a regular file, another mode).
     Differs {
         path: String,
         diff: String,
     },
-    /// A file an earlier render wrote that the spec no longer renders.
+    /// A file an earlier render wrote, unchanged since, that the spec no longer renders.
     Obsolete(String),
+    /// A file the manifest lists, no longer rendered, that is not as hybridgen wrote it: a
+    /// render leaves it in place.
+    Kept(String),
 }
 
 fn error(path: &Path, what: &str, cause: impl std::fmt::Display) -> WriteError {
     WriteError(format!("{what} `{}`: {cause}", path.display()))
 }
 
-/// The artifact's path under `out`, refusing anything that could leave it.
-fn target(out: &Path, relative: &str) -> Result<PathBuf, WriteError> {
-    let path = Path::new(relative);
-    let safe = !relative.is_empty()
-        && path.components().all(|part| matches!(part, Component::Normal(name) if !name.as_encoded_bytes().starts_with(b".")));
-    if !safe {
-        return Err(WriteError(format!(
-            "refusing the artifact path `{relative}`: it would leave the output directory"
-        )));
-    }
-    Ok(out.join(path))
+/// Whether `relative` is a path render may write: `/`-separated names, none empty, none
+/// starting with a dot (hybridgen's own files do), so nothing leaves the output directory.
+fn is_artifact_path(relative: &str) -> bool {
+    !relative.is_empty()
+        && Path::new(relative).components().all(|part| {
+            matches!(part, Component::Normal(name) if !name.as_encoded_bytes().starts_with(b"."))
+        })
+        && !relative.contains("//")
+        && !relative.ends_with('/')
 }
 
-/// The directories one render has checked or created, by their paths below the output
-/// directory, so that it looks at each only once: a 65,536-node spec writes 16,384 Windows node
-/// directories.
-#[derive(Default)]
-struct Directories {
-    checked: HashSet<String>,
-    /// Those this render created: they held nothing before it.
-    created: HashSet<String>,
+fn check_paths(artifacts: &[Artifact]) -> Result<(), WriteError> {
+    match artifacts.iter().find(|a| !is_artifact_path(&a.path)) {
+        Some(bad) => Err(WriteError(format!(
+            "refusing the artifact path `{}`: it would leave the output directory",
+            bad.path
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The directory of an artifact path (`windows/node-1` of `windows/node-1/join.ps1`), `""` for
-/// the output directory itself.
-fn parent_of(relative: &str) -> &str {
-    relative.rsplit_once('/').map_or("", |(parent, _)| parent)
+/// the output directory itself, and the file's name.
+fn split_path(relative: &str) -> (&str, &str) {
+    relative.rsplit_once('/').unwrap_or(("", relative))
 }
 
-/// Creates the directory `relative` (an artifact's parent, checked by [`target`]) and its
-/// parents below `out`, refusing any that exists as a symlink or a file.
-fn ensure_directory(out: &Path, relative: &str, seen: &mut Directories) -> Result<(), WriteError> {
-    let ends = relative
-        .match_indices('/')
-        .map(|(at, _)| at)
-        .chain((!relative.is_empty()).then_some(relative.len()));
-    for end in ends {
-        let prefix = &relative[..end];
-        if !seen.checked.insert(prefix.to_string()) {
-            continue;
-        }
-        let current = out.join(prefix);
-        match fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(error(
-                    &current,
-                    "refusing to follow the symlink",
-                    "a link could lead outside the output directory",
-                ));
-            }
-            Ok(meta) if !meta.is_dir() => {
-                return Err(error(
-                    &current,
-                    "cannot create the directory",
-                    "a file is in the way",
-                ));
-            }
-            Ok(_) => {}
-            Err(_) => match fs::create_dir(&current) {
-                Ok(()) => {
-                    seen.created.insert(prefix.to_string());
-                }
-                // Another render created it meanwhile: a directory is fine, anything else is not.
-                Err(cause) if cause.kind() == io::ErrorKind::AlreadyExists => {
-                    match fs::symlink_metadata(&current) {
-                        Ok(meta) if meta.is_dir() && !meta.file_type().is_symlink() => {}
-                        _ => {
-                            return Err(error(
-                                &current,
-                                "cannot create the directory",
-                                "something other than a directory appeared in its place",
-                            ));
-                        }
-                    }
-                }
-                Err(cause) => return Err(error(&current, "cannot create the directory", cause)),
-            },
-        }
+fn join(directory: &str, name: &str) -> String {
+    if directory.is_empty() {
+        name.to_string()
+    } else {
+        format!("{directory}/{name}")
     }
-    Ok(())
 }
-
-fn read_manifest(out: &Path) -> BTreeSet<String> {
-    manifest_paths(manifest_text(out).as_deref())
-}
-
-/// The manifest as it stands, if there is one.
-fn manifest_text(out: &Path) -> Option<String> {
-    fs::read_to_string(out.join(MANIFEST)).ok()
-}
-
-fn manifest_paths(text: Option<&str>) -> BTreeSet<String> {
-    text.map(|text| text.lines().map(String::from).collect())
-        .unwrap_or_default()
-}
-
-/// Where a committed write is recorded until it is complete: the list of renames and removals
-/// that make the new set, written before the first of them.
-const JOURNAL: &str = ".hybridgen-journal";
-/// A journal whose write failed part way, being undone.
-const ROLLBACK: &str = ".hybridgen-rollback";
 
 /// `--out link/` is `--out link`: the trailing separator would make every check see the
 /// directory a symlink points to instead of the link.
@@ -159,684 +138,302 @@ fn normalized(out: &Path) -> PathBuf {
     }
 }
 
-/// Writes every artifact under `out` as one change: afterwards the directory holds the new set
-/// and a manifest listing it, or — when anything failed — exactly what it held before.
-/// Files whose contents are unchanged are left alone.
-///
-/// How the set changes in one step, under kill -9 at any instruction and beside other renders:
-/// 1. The directory is locked (`flock` on the directory itself, so no file is added to it): a
-///    second render into it waits; a killed render's lock ends with its process.
-/// 2. A journal a killed render left is finished first (`recover`): rolled forward when it was
-///    committed, rolled back when it was being undone.
-/// 3. Every changed file is staged beside its target (`.<name>.hybridgen-<pid>.tmp`), and every
-///    file about to be replaced or removed gets a hard link (`.<name>.hybridgen-<pid>.old`),
-///    which is what a roll-back restores. Nothing visible has changed yet; a failure here
-///    (a full disk, an immutable file that cannot be linked) removes the staged files.
-/// 4. The journal (`.hybridgen-journal`) is written and renamed into place: the commit point.
-/// 5. The renames and removals are applied, the manifest last, and the journal is removed.
-///    A failure part way renames the journal to `.hybridgen-rollback` and undoes every step.
-///
-/// Every step of 5 can be done again without harm, so `recover` finishes a journal whatever
-/// instant the process died at. Every hybridgen command that reads the directory (`render`,
-/// `render --check`) takes the lock and recovers first, so that it sees exactly the old set or
-/// exactly the new one; a reader that does not take the lock can see the renames of step 5 in
-/// between. Files are not synced to disk: the guarantee is against processes being killed, not
-/// against the machine losing power (the artifacts can be rendered again from the spec).
-pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Written, WriteError> {
-    let out = &normalized(out);
-    match fs::symlink_metadata(out) {
-        Ok(meta) if meta.file_type().is_symlink() => {
+/// The directory holding `--out`, and `--out`'s own name: the swap renames that name.
+fn parent_and_name(out: &Path) -> Result<(PathBuf, &OsStr), WriteError> {
+    let name = match out.components().next_back() {
+        Some(Component::Normal(name)) => name,
+        _ => {
             return Err(error(
                 out,
-                "refusing to write through the symlink",
-                "pass the real directory as --out; nothing was changed",
+                "cannot render into",
+                "name the directory itself (for example `--out ../deploy`), so that it can be replaced as a whole",
             ));
         }
-        Ok(meta) if !meta.is_dir() => {
-            return Err(error(
-                out,
-                "cannot write into",
-                "it is not a directory; nothing was changed",
-            ));
-        }
-        Ok(_) => {}
-        Err(_) => fs::create_dir_all(out).map_err(|cause| {
-            error(
-                out,
-                "cannot create",
-                format!("{cause}; nothing was changed"),
-            )
-        })?,
-    }
-    let _lock = DirectoryLock::exclusive(out)?;
-    recover(out)?;
-    // Read once: for the files it lists, and to compare with the new list.
-    let manifest_text = manifest_text(out);
-    let manifest = manifest_paths(manifest_text.as_deref());
-    let mut written = Written::default();
-    let mut change = Change::default();
-    let prepared = stage(
-        out,
-        artifacts,
-        &manifest,
-        force,
-        &mut written,
-        &mut change.staged,
-    )
-    .and_then(|()| {
-        let listed: BTreeSet<String> = artifacts.iter().map(|a| a.path.clone()).collect();
-        change.removed = obsolete(out, &manifest, &listed);
-        let text: String = listed.iter().map(|path| format!("{path}\n")).collect();
-        let manifest_path = out.join(MANIFEST);
-        if manifest_text.as_deref() != Some(text.as_str()) {
-            let temporary = staging_path(&manifest_path);
-            clear_leftover(&temporary);
-            change.staged.push(Staged {
-                temporary: temporary.clone(),
-                destination: manifest_path.clone(),
-                // Kept until the write is complete, whatever it holds, when it is there.
-                replaces: true,
-            });
-            write_new_file(&temporary, &text, 0o644)
-                .map_err(|cause| error(&temporary, "cannot write", cause))?;
-        }
-        change.link_backups(out)
-    });
-    if let Err(failure) = prepared {
-        change.discard();
-        return Err(WriteError(format!("{}; nothing was changed", failure.0)));
-    }
-    // Nothing differs: the directory already holds the new set.
-    if !change.staged.is_empty() || !change.removed.is_empty() {
-        change.commit(out)?;
-    }
-    written.removed = change.removed;
-    Ok(written)
+    };
+    let parent = out
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    Ok((parent.to_path_buf(), name))
 }
 
-/// The files of one write: staged files and their targets, obsolete files to remove, and the
-/// hard links that keep what they replace until the write is complete.
-#[derive(Default)]
-struct Change {
-    staged: Vec<Staged>,
-    removed: Vec<String>,
-    /// Target → its link, for each target that existed.
-    backups: HashMap<PathBuf, PathBuf>,
+// ---------------------------------------------------------------------------------------------
+// Looking beneath a directory without following links.
+
+/// Flags for a directory opened on the way down: never through a symlink.
+fn directory_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
 }
 
-/// A file staged beside its destination.
-struct Staged {
-    temporary: PathBuf,
-    destination: PathBuf,
-    /// Whether the destination existed when it was staged: only then is there a file to keep.
-    replaces: bool,
-}
-
-impl Change {
-    fn link_backups(&mut self, out: &Path) -> Result<(), WriteError> {
-        let removed: Vec<PathBuf> = self
-            .removed
-            .iter()
-            .filter_map(|path| target(out, path).ok())
-            .collect();
-        // A killed render's links beside a file no longer rendered, in a directory `stage` did
-        // not visit, go too.
-        let mut cleared = BTreeSet::new();
-        for parent in removed.iter().filter_map(|file| file.parent()) {
-            if cleared.insert(parent.to_path_buf()) {
-                clear_leftovers_but(parent, Some(own_pid()));
-            }
-        }
-        let targets = self
-            .staged
-            .iter()
-            .filter(|staged| staged.replaces)
-            .map(|staged| staged.destination.clone())
-            .chain(removed);
-        for destination in targets {
-            let backup = backup_path(&destination);
-            let mut linked = fs::hard_link(&destination, &backup);
-            if linked
-                .as_ref()
-                .is_err_and(|cause| cause.kind() == io::ErrorKind::AlreadyExists)
-            {
-                // Left by an earlier process that had this one's id.
-                clear_leftover(&backup);
-                linked = fs::hard_link(&destination, &backup);
-            }
-            match linked {
-                Ok(()) => {
-                    self.backups.insert(destination, backup);
-                }
-                // Gone since it was staged: there is nothing to keep.
-                Err(cause) if cause.kind() == io::ErrorKind::NotFound => {}
-                Err(cause) => return Err(error(&destination, "cannot keep a link to", cause)),
-            }
-        }
-        Ok(())
-    }
-
-    /// Removes what a write that never committed made.
-    fn discard(&self) {
-        for staged in &self.staged {
-            let _ = fs::remove_file(&staged.temporary);
-        }
-        for backup in self.backups.values() {
-            let _ = fs::remove_file(backup);
-        }
-    }
-
-    fn journal(&self, out: &Path) -> Journal {
-        // Each path is `out` joined with an artifact's: the bytes after `out/`, without
-        // comparing component by component.
-        let relative = |path: &Path| {
-            let after_out = path
-                .as_os_str()
-                .as_encoded_bytes()
-                .strip_prefix(out.as_os_str().as_encoded_bytes())
-                .and_then(|rest| rest.strip_prefix(b"/"));
-            match after_out {
-                Some(rest) => String::from_utf8_lossy(rest).into_owned(),
-                None => path
-                    .strip_prefix(out)
-                    .unwrap_or(path)
-                    .to_string_lossy()
-                    .into_owned(),
-            }
-        };
-        let backup_of =
-            |destination: &Path| self.backups.get(destination).map(|backup| relative(backup));
-        let mut steps: Vec<Step> = self
-            .removed
-            .iter()
-            .filter_map(|path| target(out, path).ok())
-            .filter_map(|file| {
-                Some(Step::Remove {
-                    path: relative(&file),
-                    backup: backup_of(&file)?,
-                })
-            })
-            .collect();
-        // The manifest is staged last, so its rename is the last step.
-        steps.splice(
-            0..0,
-            self.staged.iter().map(|staged| Step::Replace {
-                staged: relative(&staged.temporary),
-                target: relative(&staged.destination),
-                backup: backup_of(&staged.destination),
-            }),
-        );
-        if let Some(at) = steps
-            .iter()
-            .position(|step| matches!(step, Step::Replace { target, .. } if target == MANIFEST))
-        {
-            let manifest = steps.remove(at);
-            steps.push(manifest);
-        }
-        Journal { steps }
-    }
-
-    /// Commits the journal and applies it; on a failure part way, undoes it.
-    fn commit(&self, out: &Path) -> Result<(), WriteError> {
-        let journal = self.journal(out);
-        let temporary = staging_path(&out.join(JOURNAL));
-        let committed = write_new_file(&temporary, &journal.text(), 0o600)
-            .and_then(|()| fs::rename(&temporary, out.join(JOURNAL)));
-        if let Err(cause) = committed {
-            let _ = fs::remove_file(&temporary);
-            self.discard();
-            return Err(error(
-                &out.join(JOURNAL),
-                "cannot write",
-                format!("{cause}; nothing was changed"),
-            ));
-        }
-        finish(out, &journal)
-    }
-}
-
-/// One step of a committed write.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Step {
-    /// `staged` becomes `target`; `backup` links what `target` was, when it existed.
-    Replace {
-        staged: String,
-        target: String,
-        backup: Option<String>,
-    },
-    /// `path` is no longer rendered; `backup` links it until the write is complete.
-    Remove { path: String, backup: String },
-}
-
-/// The steps of a committed write, one a line: `replace STAGED TARGET BACKUP|-` or `remove PATH
-/// BACKUP`, fields separated by tabs (artifact paths never hold a tab or a line break).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Journal {
-    steps: Vec<Step>,
-}
-
-impl Journal {
-    fn text(&self) -> String {
-        self.steps
-            .iter()
-            .map(|step| match step {
-                Step::Replace {
-                    staged,
-                    target,
-                    backup,
-                } => format!(
-                    "replace\t{staged}\t{target}\t{}\n",
-                    backup.as_deref().unwrap_or("-")
-                ),
-                Step::Remove { path, backup } => format!("remove\t{path}\t{backup}\n"),
-            })
-            .collect()
-    }
-
-    fn parse(text: &str) -> Option<Journal> {
-        let steps = text
-            .lines()
-            .map(|line| {
-                let fields: Vec<&str> = line.split('\t').collect();
-                match fields[..] {
-                    ["replace", staged, target, backup] => Some(Step::Replace {
-                        staged: staged.into(),
-                        target: target.into(),
-                        backup: (backup != "-").then(|| backup.into()),
-                    }),
-                    ["remove", path, backup] => Some(Step::Remove {
-                        path: path.into(),
-                        backup: backup.into(),
-                    }),
-                    _ => None,
-                }
-            })
-            .collect::<Option<Vec<Step>>>()?;
-        // Every path stays inside the directory, as when it was written.
-        let inside = |path: &str| {
-            !path.is_empty()
-                && Path::new(path)
-                    .components()
-                    .all(|part| matches!(part, Component::Normal(_)))
-        };
-        steps
-            .iter()
-            .all(|step| match step {
-                Step::Replace {
-                    staged,
-                    target,
-                    backup,
-                } => inside(staged) && inside(target) && backup.as_deref().is_none_or(inside),
-                Step::Remove { path, backup } => inside(path) && inside(backup),
-            })
-            .then_some(Journal { steps })
-    }
-}
-
-/// Applies a committed journal; on a failure, undoes it and says exactly what happened.
-fn finish(out: &Path, journal: &Journal) -> Result<(), WriteError> {
-    match roll_forward(out, journal) {
-        Ok(()) => {
-            // The links go before the journal: killed in between, the next render finishes
-            // the clean-up, so no link to a removed file (a renamed node's secrets) stays.
-            clean_up(out, journal);
-            let _ = fs::remove_file(out.join(JOURNAL));
-            Ok(())
-        }
-        Err(failure) => {
-            let undone = fs::rename(out.join(JOURNAL), out.join(ROLLBACK))
-                .map_err(|cause| cause.to_string())
-                .and_then(|()| roll_back(out, journal));
-            match undone {
-                Ok(()) => {
-                    clean_up(out, journal);
-                    let _ = fs::remove_file(out.join(ROLLBACK));
-                    Err(WriteError(format!(
-                        "{}; every file already replaced was restored: nothing was changed",
-                        failure.0
-                    )))
-                }
-                Err(cause) => Err(WriteError(format!(
-                    "{}; restoring the previous files failed too ({cause}): `{}` lists what is left to undo, and the next `hybridgen render` into `{}` finishes it",
-                    failure.0,
-                    out.join(ROLLBACK).display(),
-                    out.display()
-                ))),
-            }
-        }
-    }
-}
-
-/// Every step done, each skipped when already done: a staged file that is gone was renamed (it
-/// sits beside its target, so a rename finding nothing to move finds no staged file).
-fn roll_forward(out: &Path, journal: &Journal) -> Result<(), WriteError> {
-    for step in &journal.steps {
-        match step {
-            Step::Replace { staged, target, .. } => {
-                let target = out.join(target);
-                match fs::rename(out.join(staged), &target) {
-                    Err(cause) if cause.kind() != io::ErrorKind::NotFound => {
-                        return Err(error(&target, "cannot replace", cause));
-                    }
-                    _ => {}
-                }
-            }
-            Step::Remove { path, .. } => {
-                let file = out.join(path);
-                match fs::remove_file(&file) {
-                    Err(cause) if cause.kind() != io::ErrorKind::NotFound => {
-                        return Err(error(&file, "cannot remove", cause));
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Every step undone, last first, each skipped when already undone: a target is its backup
-/// again, a file that did not exist before is gone, a removed file is back.
-fn roll_back(out: &Path, journal: &Journal) -> Result<(), String> {
-    for step in journal.steps.iter().rev() {
-        let (target, backup, staged) = match step {
-            Step::Replace {
-                staged,
-                target,
-                backup,
-            } => (target, backup.as_deref(), Some(staged)),
-            Step::Remove { path, backup } => (path, Some(backup.as_str()), None),
-        };
-        let target = out.join(target);
-        match backup {
-            Some(backup) => {
-                let backup = out.join(backup);
-                if fs::symlink_metadata(&backup).is_ok() {
-                    fs::rename(&backup, &target)
-                        .map_err(|cause| format!("`{}`: {cause}", target.display()))?;
-                }
-            }
-            None => {
-                let renamed_in =
-                    staged.is_some_and(|staged| fs::symlink_metadata(out.join(staged)).is_err());
-                if renamed_in {
-                    match fs::remove_file(&target) {
-                        Err(cause) if cause.kind() != io::ErrorKind::NotFound => {
-                            return Err(format!("`{}`: {cause}", target.display()));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-        if let Some(staged) = staged {
-            let _ = fs::remove_file(out.join(staged));
-        }
-    }
-    Ok(())
-}
-
-/// After a write is complete or undone: its links go, and so do the directories that removed
-/// files left empty.
-fn clean_up(out: &Path, journal: &Journal) {
-    for step in &journal.steps {
-        match step {
-            // A staged file is gone: renamed into place, or removed by `roll_back`.
-            Step::Replace { backup, .. } => {
-                if let Some(backup) = backup {
-                    let _ = fs::remove_file(out.join(backup));
-                }
-            }
-            Step::Remove { path, backup } => {
-                let _ = fs::remove_file(out.join(backup));
-                if fs::symlink_metadata(out.join(path)).is_err() {
-                    remove_empty_parents(out, &out.join(path));
-                }
-            }
-        }
-    }
-}
-
-/// Finishes what a killed render left: a journal is rolled forward (it was committed), a
-/// roll-back is completed. Called with the directory locked, before anything reads it.
-fn recover(out: &Path) -> Result<(), WriteError> {
-    for (name, forward) in [(ROLLBACK, false), (JOURNAL, true)] {
-        let path = out.join(name);
-        let Ok(text) = fs::read_to_string(&path) else {
-            continue;
-        };
-        let Some(journal) = Journal::parse(&text) else {
-            return Err(error(
-                &path,
-                "cannot read the journal",
-                "it is not one hybridgen wrote; move it away to render into this directory",
-            ));
-        };
-        if forward {
-            return finish(out, &journal).map_err(|failure| {
-                WriteError(format!(
-                    "finishing the render that was stopped part way: {}",
-                    failure.0
-                ))
-            });
-        }
-        roll_back(out, &journal)
-            .map_err(|cause| error(&path, "cannot undo the render that failed part way", cause))?;
-        clean_up(out, &journal);
-        let _ = fs::remove_file(&path);
-    }
-    Ok(())
-}
-
-/// An exclusive `flock` on the output directory, held until dropped (or the process ends).
-struct DirectoryLock {
-    #[cfg(unix)]
-    _directory: fs::File,
-}
-
-impl DirectoryLock {
-    fn exclusive(out: &Path) -> Result<Self, WriteError> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            use std::os::unix::io::AsRawFd;
-            let directory = fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(out)
-                .map_err(|cause| error(out, "cannot open", cause))?;
-            loop {
-                // SAFETY: flock on a descriptor this function owns; it is released when the
-                // descriptor is closed.
-                if unsafe { libc::flock(directory.as_raw_fd(), libc::LOCK_EX) } == 0 {
-                    break;
-                }
-                let cause = io::Error::last_os_error();
-                if cause.kind() != io::ErrorKind::Interrupted {
-                    return Err(error(out, "cannot lock", cause));
-                }
-            }
-            Ok(DirectoryLock {
-                _directory: directory,
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = out;
-            Ok(DirectoryLock {})
-        }
-    }
-}
-
-fn stage(
-    out: &Path,
-    artifacts: &[Artifact],
-    manifest: &BTreeSet<String>,
-    force: bool,
-    written: &mut Written,
-    staged: &mut Vec<Staged>,
-) -> Result<(), WriteError> {
-    let mut visited = HashSet::new();
-    let mut seen = Directories::default();
-    for artifact in artifacts {
-        let destination = target(out, &artifact.path)?;
-        let parent = parent_of(&artifact.path);
-        ensure_directory(out, parent, &mut seen)?;
-        // A directory this render created holds no leftovers and no earlier file.
-        let fresh = seen.created.contains(parent);
-        if visited.insert(parent) && !fresh {
-            clear_leftovers(destination.parent().unwrap_or(out));
-        }
-        let existing = if fresh {
-            OnDisk::Absent
-        } else {
-            on_disk(&destination, artifact.contents.as_bytes())
-        };
-        match existing {
-            OnDisk::Symlink => {
-                return Err(error(
-                    &destination,
-                    "refusing to replace the symlink",
-                    "remove it first",
-                ));
-            }
-            OnDisk::Same => {
-                written.unchanged.push(artifact.path.clone());
-                continue;
-            }
-            OnDisk::Differs if !force && !manifest.contains(&artifact.path) => {
-                return Err(error(
-                    &destination,
-                    "refusing to overwrite",
-                    "hybridgen did not write this file; move it away or pass --force",
-                ));
-            }
-            OnDisk::Differs | OnDisk::Absent => {}
-        }
-        let temporary = staging_path(&destination);
-        staged.push(Staged {
-            temporary: temporary.clone(),
-            destination,
-            replaces: existing != OnDisk::Absent,
-        });
-        write_new_file(&temporary, &artifact.contents, mode(artifact))
-            .map_err(|cause| error(&temporary, "cannot write", cause))?;
-        written.changed.push(artifact.path.clone());
-    }
-    Ok(())
-}
-
-/// What an artifact's destination holds.
-#[derive(Debug, PartialEq, Eq)]
-enum OnDisk {
+/// What stands at a path beneath the output directory.
+enum Entry {
     Absent,
+    /// A directory on the way (`at`, relative) is a symlink or no directory at all.
+    Blocked {
+        at: String,
+        what: &'static str,
+    },
     Symlink,
-    /// A regular file with exactly the artifact's bytes.
-    Same,
-    /// Anything else: other bytes, a directory, a file that cannot be read.
-    Differs,
+    /// A directory, FIFO, socket or device: never opened.
+    NotRegular(&'static str),
+    /// A regular file that could not be opened (permissions).
+    Unreadable(String),
+    Regular(RegularFile),
 }
 
-/// Compares `destination` with `contents` through one descriptor, opened without following a
-/// symlink: a file of another size is not read, one of the same size is read once. (It was a
-/// `stat`, an open, another `stat` and two reads, for each of the files an unchanged render
-/// compares.)
-fn on_disk(destination: &Path, contents: &[u8]) -> OnDisk {
-    use std::io::Read;
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // O_NONBLOCK: a FIFO in the way is not waited on; it only differs.
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    #[cfg(not(unix))]
-    if fs::symlink_metadata(destination).is_ok_and(|meta| meta.file_type().is_symlink()) {
-        return OnDisk::Symlink;
-    }
-    let mut file = match options.open(destination) {
-        Ok(file) => file,
-        Err(cause) if cause.kind() == io::ErrorKind::NotFound => return OnDisk::Absent,
-        #[cfg(unix)]
-        Err(cause) if cause.raw_os_error() == Some(libc::ELOOP) => return OnDisk::Symlink,
-        Err(_) => return OnDisk::Differs,
-    };
-    let same_size = file
-        .metadata()
-        .is_ok_and(|meta| meta.is_file() && meta.len() == contents.len() as u64);
-    if !same_size {
-        return OnDisk::Differs;
-    }
-    let mut current = vec![0; contents.len()];
-    match file.read_exact(&mut current) {
-        Ok(()) if current == contents => OnDisk::Same,
-        _ => OnDisk::Differs,
+/// A regular file, open, with its size and permission bits.
+struct RegularFile {
+    file: File,
+    len: u64,
+    mode: u32,
+}
+
+impl RegularFile {
+    /// Its contents, when they are exactly `len` bytes long (a file of another size is not read).
+    fn bytes(mut self) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(usize::try_from(self.len).unwrap_or(0));
+        self.file.read_to_end(&mut bytes)?;
+        Ok(bytes)
     }
 }
 
-/// Where `destination` is staged: `.<name>.hybridgen-<pid>.tmp` beside it.
-fn staging_path(destination: &Path) -> PathBuf {
-    beside(destination, "tmp")
+/// What kind of thing a mode's type bits say, for a message.
+fn kind_of(raw_mode: u32) -> &'static str {
+    match FileType::from_raw_mode(raw_mode) {
+        FileType::RegularFile => "a regular file",
+        FileType::Directory => "a directory",
+        FileType::Symlink => "a symbolic link",
+        FileType::Fifo => "a FIFO",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice | FileType::BlockDevice => "a device",
+        FileType::Unknown => "not a regular file",
+    }
 }
 
-/// Where the file `destination` replaces is linked until the write is complete.
-fn backup_path(destination: &Path) -> PathBuf {
-    beside(destination, "old")
+/// The output directory, open, and the directories beneath it looked up so far. One directory
+/// is kept open (artifacts come directory by directory), so that 16,384 node directories never
+/// hold 16,384 descriptors.
+struct Beneath {
+    root: OwnedFd,
+    last: Option<(String, OwnedFd)>,
 }
 
-fn beside(destination: &Path, suffix: &str) -> PathBuf {
-    let name = destination
-        .file_name()
-        .map(|name| name.to_string_lossy())
-        .unwrap_or_default();
-    destination.with_file_name(format!(".{name}.hybridgen-{}.{suffix}", own_pid()))
+/// A directory beneath the root, or why there is none.
+enum Directory {
+    Open,
+    Absent,
+    Blocked { at: String, what: &'static str },
 }
 
-/// This process's id, asked of the kernel once: every staged file's name carries it.
-fn own_pid() -> u32 {
-    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *PID.get_or_init(std::process::id)
-}
+impl Beneath {
+    fn new(root: OwnedFd) -> Self {
+        Beneath { root, last: None }
+    }
 
-/// The process id in a staging or backup file's name, when `name` is one.
-fn staging_pid(name: &str) -> Option<u32> {
-    let rest = name.strip_prefix('.')?;
-    let rest = rest
-        .strip_suffix(".tmp")
-        .or_else(|| rest.strip_suffix(".old"))?;
-    let (_, pid) = rest.rsplit_once(".hybridgen-")?;
-    pid.parse().ok()
-}
+    /// Opens `relative` (`""` is the root) one name at a time, refusing a symlink or a file on
+    /// the way; afterwards `self.directory(relative)` is it.
+    fn open_directory(&mut self, relative: &str) -> io::Result<Directory> {
+        if relative.is_empty() || self.last.as_ref().is_some_and(|(path, _)| path == relative) {
+            return Ok(Directory::Open);
+        }
+        let mut current: Option<OwnedFd> = None;
+        let mut walked = String::new();
+        for name in relative.split('/') {
+            walked = join(&walked, name);
+            let parent = current.as_ref().map_or(self.root.as_fd(), |fd| fd.as_fd());
+            match rustix::fs::openat(parent, name, directory_flags(), Mode::empty()) {
+                Ok(fd) => current = Some(fd),
+                Err(Errno::NOENT) => return Ok(Directory::Absent),
+                Err(Errno::LOOP | Errno::NOTDIR) => {
+                    let stat = rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW)?;
+                    return Ok(Directory::Blocked {
+                        at: walked,
+                        what: kind_of(stat.st_mode),
+                    });
+                }
+                Err(cause) => return Err(cause.into()),
+            }
+        }
+        self.last = current.map(|fd| (relative.to_string(), fd));
+        Ok(Directory::Open)
+    }
 
-/// Removes the staging and backup files in `dir` that a killed render left. Called with the
-/// directory locked and any journal finished, so no other render is using them.
-fn clear_leftovers(dir: &Path) {
-    clear_leftovers_but(dir, None);
-}
-
-/// `clear_leftovers`, keeping those of process `own` (the files this render has staged).
-fn clear_leftovers_but(dir: &Path, own: Option<u32>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let pid = staging_pid(&entry.file_name().to_string_lossy());
-        if pid.is_some() && pid != own {
-            clear_leftover(&entry.path());
+    /// The directory `open_directory` last opened.
+    fn directory(&self, relative: &str) -> &OwnedFd {
+        match &self.last {
+            Some((path, fd)) if !relative.is_empty() && path == relative => fd,
+            _ => &self.root,
         }
     }
-}
 
-/// Removes one leftover staging file, if it is a plain file.
-fn clear_leftover(path: &Path) {
-    if fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file()) {
-        let _ = fs::remove_file(path);
+    /// What stands at `relative`, a file path; a regular file is opened, nothing else is.
+    fn entry(&mut self, relative: &str) -> io::Result<Entry> {
+        let (directory, name) = split_path(relative);
+        match self.open_directory(directory)? {
+            Directory::Open => {}
+            Directory::Absent => return Ok(Entry::Absent),
+            Directory::Blocked { at, what } => return Ok(Entry::Blocked { at, what }),
+        }
+        file_entry(self.directory(directory), name)
     }
 }
+
+/// What `name` in `directory` is, opening it only when it is a regular file (and checking again
+/// once open: a FIFO swapped in meanwhile is not waited on, `O_NONBLOCK`).
+fn file_entry(directory: &OwnedFd, name: &str) -> io::Result<Entry> {
+    let stat = match rustix::fs::statat(directory, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => stat,
+        Err(Errno::NOENT) => return Ok(Entry::Absent),
+        Err(cause) => return Err(cause.into()),
+    };
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Symlink => return Ok(Entry::Symlink),
+        _ => return Ok(Entry::NotRegular(kind_of(stat.st_mode))),
+    }
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = match rustix::fs::openat(directory, name, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(Entry::Absent),
+        Err(Errno::LOOP) => return Ok(Entry::Symlink),
+        Err(cause) => return Ok(Entry::Unreadable(io::Error::from(cause).to_string())),
+    };
+    let stat = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Ok(Entry::NotRegular(kind_of(stat.st_mode)));
+    }
+    Ok(Entry::Regular(RegularFile {
+        file: File::from(fd),
+        len: u64::try_from(stat.st_size).unwrap_or(0),
+        mode: stat.st_mode & 0o7777,
+    }))
+}
+
+/// Opens `--out` itself: a directory, never through a symlink. `None` when it does not exist.
+fn open_out(parent: &OwnedFd, name: &OsStr, out: &Path) -> Result<Option<OwnedFd>, WriteError> {
+    match rustix::fs::openat(parent, name, directory_flags(), Mode::empty()) {
+        Ok(fd) => Ok(Some(fd)),
+        Err(Errno::NOENT) => Ok(None),
+        // With O_DIRECTORY, Linux answers a symlink with ENOTDIR rather than ELOOP.
+        Err(Errno::LOOP | Errno::NOTDIR) => {
+            let linked = rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
+            Err(if linked {
+                error(
+                    out,
+                    "refusing to use the symlink",
+                    "pass the real directory as --out; nothing was changed",
+                )
+            } else {
+                error(
+                    out,
+                    "cannot use",
+                    "it is not a directory; nothing was changed",
+                )
+            })
+        }
+        Err(cause) => Err(error(out, "cannot open", io::Error::from(cause))),
+    }
+}
+
+fn open_parent(parent: &Path) -> Result<OwnedFd, WriteError> {
+    rustix::fs::openat(
+        rustix::fs::CWD,
+        parent,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|cause| error(parent, "cannot open", io::Error::from(cause)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The manifest.
+
+/// What the manifest says hybridgen wrote at one path: the SHA-256 of the contents, absent in
+/// a manifest of an older hybridgen (which listed paths only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Listed {
+    sha256: Option<String>,
+}
+
+/// The manifest's entries by path; a line that is no artifact path is ignored.
+fn parse_manifest(text: &str) -> BTreeMap<String, Listed> {
+    text.lines()
+        .filter_map(|line| {
+            let mut fields = line.splitn(3, ' ');
+            let entry = match (fields.next(), fields.next(), fields.next()) {
+                (Some(hash), Some(mode), Some(path)) if is_sha256(hash) && is_mode(mode) => (
+                    path.to_string(),
+                    Listed {
+                        sha256: Some(hash.to_string()),
+                    },
+                ),
+                _ => (line.to_string(), Listed { sha256: None }),
+            };
+            is_artifact_path(&entry.0).then_some(entry)
+        })
+        .collect()
+}
+
+fn is_sha256(text: &str) -> bool {
+    text.len() == 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+fn is_mode(text: &str) -> bool {
+    text.len() == 4 && text.bytes().all(|b| (b'0'..=b'7').contains(&b))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// The manifest of `artifacts`, in path order.
+fn manifest_text(artifacts: &[Artifact]) -> String {
+    let by_path: BTreeMap<&str, &Artifact> =
+        artifacts.iter().map(|a| (a.path.as_str(), a)).collect();
+    by_path
+        .values()
+        .map(|artifact| {
+            format!(
+                "{} {:04o} {}\n",
+                sha256_hex(artifact.contents.as_bytes()),
+                mode(artifact),
+                artifact.path
+            )
+        })
+        .collect()
+}
+
+/// The largest manifest read: far above 65,536 nodes' (about 30 MB).
+const MANIFEST_LIMIT: u64 = 256 * 1024 * 1024;
+
+/// The manifest's bytes as they stand, when it is a regular file.
+fn read_manifest(tree: &mut Beneath) -> Result<Option<Vec<u8>>, WriteError> {
+    let entry = tree
+        .entry(MANIFEST)
+        .map_err(|cause| WriteError(format!("cannot read `{MANIFEST}`: {cause}")))?;
+    match entry {
+        Entry::Regular(file) if file.len <= MANIFEST_LIMIT => file
+            .bytes()
+            .map(Some)
+            .map_err(|cause| WriteError(format!("cannot read `{MANIFEST}`: {cause}"))),
+        // Anything else is no manifest hybridgen wrote: nothing is taken from it.
+        _ => Ok(None),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modes.
 
 /// The permissions an artifact is created with: 0755 for scripts, 0644 otherwise (less the
-/// umask). No artifact holds a secret.
+/// umask). No artifact holds a secret ([`super::node_secret`]).
 fn mode(artifact: &Artifact) -> u32 {
     if artifact.path.ends_with(".sh") {
         0o755
@@ -845,100 +442,818 @@ fn mode(artifact: &Artifact) -> u32 {
     }
 }
 
-fn write_new_file(path: &Path, contents: &str, mode: u32) -> io::Result<()> {
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(mode);
-    }
-    #[cfg(not(unix))]
-    let _ = mode;
-    options.open(path)?.write_all(contents.as_bytes())
+/// Whether permission bits on disk are what render writes, as far as a checkout keeps them: the
+/// owner's bits are the same (git records the executable bit), no special bit and no write for
+/// others is added, and a private file stays private. Bits a umask took away, and group write
+/// (umask 002), are not a difference: a checkout made under them is not stale.
+fn mode_matches(on_disk: u32, rendered: u32) -> bool {
+    let owner_same = on_disk & 0o700 == rendered & 0o700;
+    let no_special = on_disk & 0o7000 == 0;
+    let others_cannot_write = on_disk & 0o002 == 0 || rendered & 0o002 != 0;
+    let private_stays_private = rendered & 0o077 != 0 || on_disk & 0o077 == 0;
+    owner_same && no_special && others_cannot_write && private_stays_private
 }
 
-/// The files of the manifest that are not rendered any more and are still on disk as regular
-/// files inside `out` (no entry that leaves it, or passes through a symlink, is ever touched).
-fn obsolete(out: &Path, manifest: &BTreeSet<String>, rendered: &BTreeSet<String>) -> Vec<String> {
-    manifest
-        .iter()
-        .filter(|path| !rendered.contains(*path))
-        .filter(|path| {
-            target(out, path).is_ok_and(|file| {
-                inside_without_links(out, &file)
-                    && fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file())
-            })
-        })
-        .cloned()
-        .collect()
+// ---------------------------------------------------------------------------------------------
+// Comparing (`--check`, and the first half of a write).
+
+/// What the directory holds at an artifact's path, compared with the artifact.
+enum Compared {
+    Absent,
+    /// A regular file with the artifact's bytes and a matching mode.
+    Same,
+    /// A regular file with other bytes or another mode.
+    Differs {
+        bytes: Vec<u8>,
+        mode: u32,
+    },
+    /// Something render never writes there (a link, a directory, a FIFO, a link on the way):
+    /// what it is, for a message; it was not read. `replaceable` with `--force`: not a
+    /// directory, which may hold a user's tree, and nothing on the way to the file.
+    Foreign {
+        what: String,
+        replaceable: bool,
+    },
 }
 
-/// Whether every directory between `out` and `file` is a real directory, not a symlink.
-fn inside_without_links(out: &Path, file: &Path) -> bool {
-    let Some(parent) = file.parent() else {
-        return false;
-    };
-    let Ok(relative) = parent.strip_prefix(out) else {
-        return false;
-    };
-    let mut current = out.to_path_buf();
-    relative.components().all(|part| {
-        current.push(part);
-        fs::symlink_metadata(&current).is_ok_and(|meta| meta.is_dir())
+fn compare(tree: &mut Beneath, artifact: &Artifact, read_all: bool) -> io::Result<Compared> {
+    let expected = artifact.contents.as_bytes();
+    Ok(match tree.entry(&artifact.path)? {
+        Entry::Absent => Compared::Absent,
+        Entry::Blocked { at, what } => Compared::Foreign {
+            what: format!(
+                "`{at}` is {what}, not a directory hybridgen made, so nothing beneath it was read"
+            ),
+            replaceable: false,
+        },
+        Entry::Symlink => Compared::Foreign {
+            what: "it is a symbolic link; hybridgen writes regular files, so it was not read"
+                .into(),
+            replaceable: true,
+        },
+        Entry::NotRegular(what) => Compared::Foreign {
+            what: format!("it is {what}, not a regular file; it was not read"),
+            replaceable: what != "a directory",
+        },
+        Entry::Unreadable(cause) => Compared::Foreign {
+            what: format!("it cannot be read: {cause}"),
+            replaceable: true,
+        },
+        Entry::Regular(file) => {
+            let mode = file.mode;
+            // A write needs no bytes of a file of another size: it is replaced anyway.
+            if !read_all && file.len != expected.len() as u64 {
+                return Ok(Compared::Differs {
+                    bytes: Vec::new(),
+                    mode,
+                });
+            }
+            let bytes = file.bytes()?;
+            if bytes == expected && mode_matches(mode, self::mode(artifact)) {
+                Compared::Same
+            } else {
+                Compared::Differs { bytes, mode }
+            }
+        }
     })
 }
 
-/// Removes the directories a removed file left empty, up to `out`.
-fn remove_empty_parents(out: &Path, file: &Path) {
-    let mut dir = file.parent();
-    while let Some(current) = dir.filter(|current| *current != out && current.starts_with(out)) {
-        if fs::remove_dir(current).is_err() {
-            break;
+/// The manifest's entries no longer rendered, split into those still exactly as hybridgen wrote
+/// them (removed by a render) and those that are not (kept). Entries whose file is gone, or
+/// that lie beneath a link, are neither: nothing there is hybridgen's.
+fn obsolete(
+    tree: &mut Beneath,
+    listed: &BTreeMap<String, Listed>,
+    rendered: &HashSet<&str>,
+) -> io::Result<(Vec<String>, Vec<String>)> {
+    let mut removable = Vec::new();
+    let mut kept = Vec::new();
+    for (path, entry) in listed {
+        if rendered.contains(path.as_str()) {
+            continue;
         }
-        dir = current.parent();
+        match tree.entry(path)? {
+            Entry::Absent | Entry::Blocked { .. } => {}
+            Entry::Regular(file) => {
+                let same = entry
+                    .sha256
+                    .as_deref()
+                    .is_some_and(|hash| file.bytes().is_ok_and(|bytes| sha256_hex(&bytes) == hash));
+                if same {
+                    removable.push(path.clone());
+                } else {
+                    kept.push(path.clone());
+                }
+            }
+            Entry::Symlink | Entry::NotRegular(_) | Entry::Unreadable(_) => kept.push(path.clone()),
+        }
+    }
+    Ok((removable, kept))
+}
+
+/// `--out` opened for reading, with the directory holding it under a shared lock (a render into
+/// it, which holds it exclusively, finishes its swap first; the lock lasts as long as the first
+/// descriptor). `None` when it does not exist. `.` and `..`, which a render refuses, are read
+/// as they are, without the lock.
+fn open_for_reading(out: &Path) -> Result<Option<(Option<OwnedFd>, OwnedFd)>, WriteError> {
+    let Ok((parent_path, name)) = parent_and_name(out) else {
+        return match rustix::fs::openat(rustix::fs::CWD, out, directory_flags(), Mode::empty()) {
+            Ok(root) => Ok(Some((None, root))),
+            Err(Errno::NOENT) => Ok(None),
+            Err(cause) => Err(error(out, "cannot open", io::Error::from(cause))),
+        };
+    };
+    let Ok(parent) = open_parent(&parent_path) else {
+        return Ok(None);
+    };
+    let parent = File::from(parent);
+    parent
+        .lock_shared()
+        .map_err(|cause| error(&parent_path, "cannot lock", cause))?;
+    let parent = OwnedFd::from(parent);
+    let root = open_out(&parent, name, out)?;
+    Ok(root.map(|root| (Some(parent), root)))
+}
+
+/// The bytes of the regular file at `relative` beneath `out`, opened without following a link;
+/// `None` for anything else (missing, a link, a FIFO, a link on the way).
+pub fn read_regular_beneath(out: &Path, relative: &str) -> Option<Vec<u8>> {
+    let (_lock, root) = open_for_reading(&normalized(out)).ok()??;
+    match Beneath::new(root).entry(relative).ok()? {
+        Entry::Regular(file) => file.bytes().ok(),
+        _ => None,
     }
 }
 
-/// Compares rendered artifacts with `out` without writing anything. No rendered file holds a
-/// secret, but a file on disk may (one rendered by an older hybridgen): diffs mask anything shaped
-/// like a bootstrap token or a CA hash.
-///
-/// When the directory exists it is locked, and a render that was stopped part way is finished
-/// first (the only write `--check` makes), so that what is compared is one whole set.
+/// Compares rendered artifacts with `out` and writes nothing, ever: no lock file, no staging, no
+/// clean-up. Only regular files are read, each opened beneath `out` without following a link;
+/// anything else at an artifact's path is reported as differing without being read. Files
+/// holding secrets are compared with the secret values masked on both sides.
 pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteError> {
+    check_paths(artifacts)?;
     let out = &normalized(out);
-    let _lock = match fs::symlink_metadata(out) {
-        Ok(meta) if meta.is_dir() => {
-            let lock = DirectoryLock::exclusive(out)?;
-            recover(out)?;
-            Some(lock)
-        }
-        _ => None,
+    let Some((_lock, root)) = open_for_reading(out)? else {
+        return Ok(artifacts
+            .iter()
+            .map(|a| Drift::Missing(a.path.clone()))
+            .collect());
     };
+    let mut tree = Beneath::new(root);
+    let failed = |cause: io::Error| error(out, "cannot read", cause);
     let mut drift = Vec::new();
     for artifact in artifacts {
-        let path = target(out, &artifact.path)?;
-        let Ok(on_disk) = fs::read_to_string(&path) else {
-            drift.push(Drift::Missing(artifact.path.clone()));
-            continue;
-        };
-        if artifact.contents != on_disk {
-            let [expected, actual] =
-                [&artifact.contents, &on_disk].map(|text| crate::redact::masked(text, &[]));
-            drift.push(Drift::Differs {
-                path: artifact.path.clone(),
-                diff: unified_diff(&artifact.path, &actual, &expected),
-            });
+        if let Some(item) = drift_of(&mut tree, artifact).map_err(failed)? {
+            drift.push(item);
         }
     }
-    let rendered: BTreeSet<String> = artifacts.iter().map(|a| a.path.clone()).collect();
-    drift.extend(
-        obsolete(out, &read_manifest(out), &rendered)
-            .into_iter()
-            .map(Drift::Obsolete),
-    );
+    let listed = read_manifest(&mut tree)?
+        .map(|bytes| parse_manifest(&String::from_utf8_lossy(&bytes)))
+        .unwrap_or_default();
+    let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
+    let (removable, kept) = obsolete(&mut tree, &listed, &rendered).map_err(failed)?;
+    drift.extend(removable.into_iter().map(Drift::Obsolete));
+    drift.extend(kept.into_iter().map(Drift::Kept));
     Ok(drift)
+}
+
+fn drift_of(tree: &mut Beneath, artifact: &Artifact) -> io::Result<Option<Drift>> {
+    let differs = |diff: String| {
+        Some(Drift::Differs {
+            path: artifact.path.clone(),
+            diff,
+        })
+    };
+    Ok(match compare(tree, artifact, true)? {
+        Compared::Same => None,
+        Compared::Absent => Some(Drift::Missing(artifact.path.clone())),
+        Compared::Foreign { what, .. } => differs(format!("{what}\n")),
+        Compared::Differs { bytes, mode } => {
+            let on_disk = String::from_utf8_lossy(&bytes);
+            if artifact.contents != on_disk {
+                // No rendered file holds a secret, but one rendered by an older hybridgen may:
+                // the diff masks anything shaped like a bootstrap token or a CA hash.
+                let [expected, actual] = [artifact.contents.as_str(), &on_disk]
+                    .map(|text| crate::redact::masked(text, &[]));
+                differs(unified_diff(&artifact.path, &actual, &expected))
+            } else if !mode_matches(mode, self::mode(artifact)) {
+                differs(format!(
+                    "mode {mode:04o} on disk, rendered {:04o}\n",
+                    self::mode(artifact)
+                ))
+            } else {
+                None
+            }
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing.
+
+/// What a write does with each artifact, decided before anything is made.
+#[derive(Default)]
+struct Decisions {
+    /// Artifact paths whose file stays as it is (linked into the new set).
+    same: HashSet<String>,
+    written: Written,
+    /// Whether the manifest's bytes change.
+    manifest_changes: bool,
+}
+
+/// Writes every artifact under `out` as one change: afterwards the directory holds the new set
+/// and a manifest listing it, or — when anything failed — exactly what it held before. Files
+/// whose contents and mode are unchanged are left alone; when nothing changes, nothing is made.
+///
+/// 1. The directory holding `--out` is locked (`flock`): a second render waits, `--check` too;
+///    a killed render's lock ends with its process. Sibling directories a killed render left
+///    are removed.
+/// 2. The directory as it stands is compared with the artifacts (as `check` does), and the
+///    manifest's entries no longer rendered are sorted into removable and kept.
+/// 3. The new set is built beside it and swapped in with one rename; the old set is removed.
+pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Written, WriteError> {
+    check_paths(artifacts)?;
+    let out = &normalized(out);
+    let (parent_path, name) = parent_and_name(out)?;
+    if fs::symlink_metadata(&parent_path).is_err() {
+        fs::create_dir_all(&parent_path).map_err(|cause| {
+            error(
+                &parent_path,
+                "cannot create",
+                format!("{cause}; nothing was changed"),
+            )
+        })?;
+    }
+    let parent = File::from(open_parent(&parent_path)?);
+    parent
+        .lock()
+        .map_err(|cause| error(&parent_path, "cannot lock", cause))?;
+    let parent = OwnedFd::from(parent);
+    let name_text = name.to_string_lossy().into_owned();
+    remove_stale_staging(&parent, &name_text);
+    let old_root = open_out(&parent, name, out)?;
+    if let Some(root) = &old_root {
+        clear_mark(root);
+    }
+    let mut tree = old_root.map(Beneath::new);
+    let new_manifest = manifest_text(artifacts);
+    let decisions = match tree.as_mut() {
+        Some(tree) => decide(tree, artifacts, &new_manifest, force, out)?,
+        None => Decisions {
+            written: Written {
+                changed: artifacts.iter().map(|a| a.path.clone()).collect(),
+                ..Written::default()
+            },
+            manifest_changes: true,
+            ..Decisions::default()
+        },
+    };
+    // An older hybridgen's journal is dropped even when nothing else changes: that version
+    // would replay it.
+    let old_journal = tree
+        .as_ref()
+        .is_some_and(|tree| holds_old_journal(&tree.root));
+    let nothing_changes = decisions.written.changed.is_empty()
+        && decisions.written.removed.is_empty()
+        && !decisions.manifest_changes
+        && !old_journal;
+    if nothing_changes {
+        return Ok(decisions.written);
+    }
+    let staging = staging_name(&name_text);
+    let built = create_staging(&parent, &staging, out).and_then(|(staging_fd, new_mode)| {
+        let build = Build {
+            artifacts,
+            same: &decisions.same,
+            removed: decisions
+                .written
+                .removed
+                .iter()
+                .map(String::as_str)
+                .collect(),
+            layout: Layout::of(artifacts),
+            out,
+        };
+        let old = tree.as_ref().map(|tree| &tree.root);
+        build.fill("", old, &staging_fd)?;
+        write_file(&staging_fd, MANIFEST, new_manifest.as_bytes(), 0o644)
+            .map_err(|cause| error(&out.join(MANIFEST), "cannot write", cause))?;
+        Ok((staging_fd, new_mode))
+    });
+    let (staging_fd, new_mode) = match built {
+        Ok(made) => made,
+        Err(failure) => {
+            remove_tree(&parent, &staging);
+            return Err(WriteError(format!("{}; nothing was changed", failure.0)));
+        }
+    };
+    let old_root = tree.as_ref().map(|tree| &tree.root);
+    swap(
+        &parent,
+        &staging,
+        name,
+        (&staging_fd, new_mode),
+        old_root,
+        out,
+    )?;
+    Ok(decisions.written)
+}
+
+/// Step 2: what changes, refusing what hybridgen must not replace.
+fn decide(
+    tree: &mut Beneath,
+    artifacts: &[Artifact],
+    new_manifest: &str,
+    force: bool,
+    out: &Path,
+) -> Result<Decisions, WriteError> {
+    let failed =
+        |cause: io::Error| error(out, "cannot read", format!("{cause}; nothing was changed"));
+    let old_bytes = read_manifest(tree)?;
+    let listed = old_bytes
+        .as_deref()
+        .map(|bytes| parse_manifest(&String::from_utf8_lossy(bytes)))
+        .unwrap_or_default();
+    let mut decisions = Decisions {
+        manifest_changes: old_bytes.as_deref() != Some(new_manifest.as_bytes()),
+        ..Decisions::default()
+    };
+    for artifact in artifacts {
+        let destination = out.join(&artifact.path);
+        match compare(tree, artifact, false).map_err(failed)? {
+            Compared::Same => {
+                decisions.same.insert(artifact.path.clone());
+                decisions.written.unchanged.push(artifact.path.clone());
+                continue;
+            }
+            Compared::Absent => {}
+            Compared::Differs { .. } if force || listed.contains_key(&artifact.path) => {}
+            Compared::Differs { .. } => {
+                return Err(error(
+                    &destination,
+                    "refusing to overwrite",
+                    "hybridgen did not write this file; move it away or pass --force; nothing was changed",
+                ));
+            }
+            Compared::Foreign {
+                replaceable: true, ..
+            } if force => {}
+            Compared::Foreign { what, replaceable } => {
+                let or_force = if replaceable { " or pass --force" } else { "" };
+                return Err(error(
+                    &destination,
+                    "refusing to replace",
+                    format!("{what}; move it away{or_force}; nothing was changed"),
+                ));
+            }
+        }
+        decisions.written.changed.push(artifact.path.clone());
+    }
+    let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
+    let (removable, kept) = obsolete(tree, &listed, &rendered).map_err(failed)?;
+    decisions.written.removed = removable;
+    decisions.written.kept = kept;
+    Ok(decisions)
+}
+
+/// The sibling directory a render builds in: `.<name>.hybridgen-<pid>`.
+fn staging_name(out_name: &str) -> String {
+    format!(".{out_name}.hybridgen-{}", std::process::id())
+}
+
+/// Whether `entry` is the name of a staging directory for `out_name`.
+fn is_staging_name(entry: &str, out_name: &str) -> bool {
+    entry
+        .strip_prefix('.')
+        .and_then(|rest| rest.strip_prefix(out_name))
+        .and_then(|rest| rest.strip_prefix(".hybridgen-"))
+        .map(|rest| rest.strip_suffix("-old").unwrap_or(rest))
+        .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The sticky bit: set on a directory while hybridgen builds or removes it. git never records
+/// it, so a committed directory with a staging name never has it.
+const MARK: u32 = 0o1000;
+
+/// The permission bits carried from the old `--out` to the new one (the sticky bit is
+/// hybridgen's mark, not carried).
+const CARRIED_MODE: u32 = 0o6777;
+
+/// Takes the mark off `--out`, which a render killed right after its swap leaves there.
+fn clear_mark(root: &OwnedFd) {
+    if let Ok(stat) = rustix::fs::fstat(root) {
+        if stat.st_mode & MARK != 0 {
+            let _ = rustix::fs::fchmod(root, Mode::from_bits_truncate(stat.st_mode & CARRIED_MODE));
+        }
+    }
+}
+
+/// Removes the staging directories a killed render left beside `--out`: only real directories
+/// with the mark. Called under the lock, so no other render is using them.
+fn remove_stale_staging(parent: &OwnedFd, out_name: &str) {
+    let Ok(entries) = rustix::fs::Dir::read_from(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().to_str() else {
+            continue;
+        };
+        if name == "." || name == ".." || !is_staging_name(name, out_name) {
+            continue;
+        }
+        let marked =
+            rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|stat| {
+                FileType::from_raw_mode(stat.st_mode) == FileType::Directory
+                    && stat.st_mode & MARK != 0
+            });
+        if marked {
+            remove_tree(parent, name);
+        }
+    }
+}
+
+/// Creates the staging directory, marked, and returns it with the mode a new directory gets
+/// here (0777 less the umask), which a new `--out` takes. Refuses when something that is not
+/// hybridgen's holds its name.
+fn create_staging(parent: &OwnedFd, name: &str, out: &Path) -> Result<(OwnedFd, u32), WriteError> {
+    let shown = || out.with_file_name(name);
+    // Marked as it is made (mkdir keeps the sticky bit), so that no instant leaves it unmarked.
+    match rustix::fs::mkdirat(parent, name, Mode::from_bits_truncate(0o777 | MARK)) {
+        Ok(()) => {}
+        Err(Errno::EXIST) => {
+            return Err(error(
+                &shown(),
+                "cannot build the new set in",
+                "something that is not hybridgen's has this name; move it away",
+            ));
+        }
+        Err(cause) => return Err(error(&shown(), "cannot create", io::Error::from(cause))),
+    }
+    let fd = rustix::fs::openat(parent, name, directory_flags(), Mode::empty())
+        .map_err(|cause| error(&shown(), "cannot open", io::Error::from(cause)))?;
+    let natural = rustix::fs::fstat(&fd)
+        .map_err(|cause| error(&shown(), "cannot read", io::Error::from(cause)))?
+        .st_mode
+        & 0o777;
+    Ok((fd, natural))
+}
+
+/// Which directories the artifacts need, and which files go in each.
+struct Layout<'a> {
+    /// Directory → the artifacts in it (by index), `""` for the top.
+    files: HashMap<&'a str, Vec<usize>>,
+    /// Directory → the directories in it that artifacts need.
+    children: HashMap<&'a str, BTreeSet<&'a str>>,
+    needed: HashSet<&'a str>,
+    paths: HashSet<&'a str>,
+}
+
+impl<'a> Layout<'a> {
+    fn of(artifacts: &'a [Artifact]) -> Self {
+        let mut layout = Layout {
+            files: HashMap::new(),
+            children: HashMap::new(),
+            needed: HashSet::new(),
+            paths: HashSet::new(),
+        };
+        for (index, artifact) in artifacts.iter().enumerate() {
+            layout.paths.insert(&artifact.path);
+            let (mut directory, _) = split_path(&artifact.path);
+            layout.files.entry(directory).or_default().push(index);
+            while !directory.is_empty() && layout.needed.insert(directory) {
+                let (up, name) = split_path(directory);
+                layout.children.entry(up).or_default().insert(name);
+                directory = up;
+            }
+        }
+        layout
+    }
+}
+
+/// Step 3's build: the new set, filled directory by directory.
+struct Build<'a> {
+    artifacts: &'a [Artifact],
+    same: &'a HashSet<String>,
+    removed: HashSet<&'a str>,
+    layout: Layout<'a>,
+    out: &'a Path,
+}
+
+/// Whether `--out` holds an older hybridgen's journal or roll-back list (not a directory).
+fn holds_old_journal(root: &OwnedFd) -> bool {
+    [".hybridgen-journal", ".hybridgen-rollback"]
+        .iter()
+        .any(|name| {
+            rustix::fs::statat(root, *name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) != FileType::Directory)
+        })
+}
+
+/// Names an older hybridgen left inside `--out`: its journal, its roll-back list, and its staged
+/// and backup files (`.<name>.hybridgen-<pid>.tmp` / `.old`). Not carried into the new set.
+fn is_old_leftover(name: &str) -> bool {
+    if name == ".hybridgen-journal" || name == ".hybridgen-rollback" {
+        return true;
+    }
+    let Some(rest) = name.strip_prefix('.').and_then(|rest| {
+        rest.strip_suffix(".tmp")
+            .or_else(|| rest.strip_suffix(".old"))
+    }) else {
+        return false;
+    };
+    rest.rsplit_once(".hybridgen-")
+        .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
+impl Build<'_> {
+    /// Fills the new directory `new` (at `relative`) from the old one (when there is one) and the
+    /// artifacts. Returns whether it holds anything.
+    fn fill(
+        &self,
+        relative: &str,
+        old: Option<&OwnedFd>,
+        new: &OwnedFd,
+    ) -> Result<bool, WriteError> {
+        let mut made: HashSet<String> = HashSet::new();
+        let mut holds_anything = false;
+        if let Some(old) = old {
+            let entries = rustix::fs::Dir::read_from(old)
+                .map_err(|cause| self.failed(relative, "cannot read the directory", cause))?;
+            for entry in entries {
+                let entry = entry
+                    .map_err(|cause| self.failed(relative, "cannot read the directory", cause))?;
+                let raw = entry.file_name();
+                if raw.to_bytes() == b"." || raw.to_bytes() == b".." {
+                    continue;
+                }
+                if self.carry(relative, old, new, raw, entry.file_type(), &mut made)? {
+                    holds_anything = true;
+                }
+            }
+        }
+        for &index in self.layout.files.get(relative).into_iter().flatten() {
+            let artifact = &self.artifacts[index];
+            let (_, name) = split_path(&artifact.path);
+            let placed = match (old, self.same.contains(&artifact.path)) {
+                (Some(old), true) => link(old, name, new, name),
+                _ => write_file(new, name, artifact.contents.as_bytes(), mode(artifact)),
+            };
+            placed.map_err(|cause| error(&self.out.join(&artifact.path), "cannot write", cause))?;
+            holds_anything = true;
+        }
+        for &child in self.layout.children.get(relative).into_iter().flatten() {
+            if made.contains(child) {
+                continue;
+            }
+            let child_path = join(relative, child);
+            let child_fd = self.make_directory(new, child, &child_path, 0o777)?;
+            self.fill(&child_path, None, &child_fd)?;
+            holds_anything = true;
+        }
+        Ok(holds_anything)
+    }
+
+    /// Carries one entry of the old directory into the new one, unless it is the manifest, an
+    /// artifact's path, an old hybridgen's leftover, or a file removed as no longer rendered.
+    /// Returns whether it was carried.
+    fn carry(
+        &self,
+        relative: &str,
+        old: &OwnedFd,
+        new: &OwnedFd,
+        raw: &CStr,
+        listed_type: FileType,
+        made: &mut HashSet<String>,
+    ) -> Result<bool, WriteError> {
+        let name = raw.to_str().ok();
+        let path = name.map(|name| join(relative, name));
+        let file_type = match listed_type {
+            FileType::Unknown => rustix::fs::statat(old, raw, AtFlags::SYMLINK_NOFOLLOW)
+                .map(|stat| FileType::from_raw_mode(stat.st_mode))
+                .map_err(|cause| self.failed(relative, "cannot read the directory", cause))?,
+            known => known,
+        };
+        let is_directory = file_type == FileType::Directory;
+        if let (Some(name), Some(path)) = (name, path.as_deref()) {
+            let skipped = (relative.is_empty() && name == MANIFEST)
+                || (!is_directory && is_old_leftover(name))
+                || self.layout.paths.contains(path)
+                || self.removed.contains(path);
+            if skipped {
+                return Ok(false);
+            }
+        }
+        if !is_directory {
+            return link(old, raw, new, raw)
+                .map(|()| true)
+                .map_err(|cause| self.failed_at(relative, raw, "cannot carry over", cause));
+        }
+        let old_child = rustix::fs::openat(old, raw, directory_flags(), Mode::empty())
+            .map_err(|cause| self.failed_at(relative, raw, "cannot open", cause.into()))?;
+        let old_mode = rustix::fs::fstat(&old_child)
+            .map_err(|cause| self.failed_at(relative, raw, "cannot read", cause.into()))?
+            .st_mode;
+        let child_path = match path {
+            Some(path) => path,
+            // A name that is not UTF-8 is never an artifact's: carried as it is.
+            None => join(relative, &String::from_utf8_lossy(raw.to_bytes())),
+        };
+        let new_child = self.make_directory(new, raw, &child_path, 0o700)?;
+        let had_anything = directory_has_entries(&old_child);
+        let holds_anything = self.fill(&child_path, Some(&old_child), &new_child)?;
+        // A directory emptied by files no longer rendered goes with them; a user's empty one stays.
+        if had_anything && !holds_anything && !self.layout.needed.contains(child_path.as_str()) {
+            let _ = rustix::fs::unlinkat(new, raw, AtFlags::REMOVEDIR);
+            return Ok(false);
+        }
+        rustix::fs::fchmod(
+            &new_child,
+            Mode::from_bits_truncate(old_mode & CARRIED_MODE),
+        )
+        .map_err(|cause| self.failed_at(relative, raw, "cannot set the mode of", cause.into()))?;
+        if let Some(name) = name {
+            made.insert(name.to_string());
+        }
+        Ok(true)
+    }
+
+    fn make_directory<P: rustix::path::Arg>(
+        &self,
+        parent: &OwnedFd,
+        name: P,
+        shown: &str,
+        mode: u32,
+    ) -> Result<OwnedFd, WriteError> {
+        let target = self.out.join(shown);
+        name.into_with_c_str(|name| {
+            rustix::fs::mkdirat(parent, name, Mode::from_bits_truncate(mode))?;
+            rustix::fs::openat(parent, name, directory_flags(), Mode::empty())
+        })
+        .map_err(|cause| {
+            error(
+                &target,
+                "cannot create the directory",
+                io::Error::from(cause),
+            )
+        })
+    }
+
+    fn failed(&self, relative: &str, what: &str, cause: impl Into<io::Error>) -> WriteError {
+        error(&self.out.join(relative), what, cause.into())
+    }
+
+    fn failed_at(&self, relative: &str, raw: &CStr, what: &str, cause: io::Error) -> WriteError {
+        let path = self
+            .out
+            .join(relative)
+            .join(OsStr::from_bytes(raw.to_bytes()));
+        error(&path, what, cause)
+    }
+}
+
+fn directory_has_entries(directory: &OwnedFd) -> bool {
+    rustix::fs::Dir::read_from(directory).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            let name = entry.file_name().to_bytes();
+            name != b"." && name != b".."
+        })
+    })
+}
+
+/// A hard link of `name` in `from` at `to_name` in `to`, never following a symlink (a link is
+/// linked as the link it is).
+fn link<P: rustix::path::Arg, Q: rustix::path::Arg>(
+    from: &OwnedFd,
+    name: P,
+    to: &OwnedFd,
+    to_name: Q,
+) -> io::Result<()> {
+    rustix::fs::linkat(from, name, to, to_name, AtFlags::empty()).map_err(io::Error::from)
+}
+
+/// Creates `name` in `directory` (it must not exist) with `contents` and `mode` (less the umask).
+fn write_file(directory: &OwnedFd, name: &str, contents: &[u8], mode: u32) -> io::Result<()> {
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(directory, name, flags, Mode::from_bits_truncate(mode))?;
+    File::from(fd).write_all(contents)
+}
+
+/// Swaps the built set in and removes the old one. Where the filesystem has no
+/// `RENAME_EXCHANGE`, the old directory is renamed aside and the new one into place.
+fn swap(
+    parent: &OwnedFd,
+    staging: &str,
+    name: &OsStr,
+    (staging_fd, new_mode): (&OwnedFd, u32),
+    old_root: Option<&OwnedFd>,
+    out: &Path,
+) -> Result<(), WriteError> {
+    let failed = |cause: Errno| {
+        remove_tree(parent, staging);
+        error(
+            out,
+            "cannot replace",
+            format!("{}; nothing was changed", io::Error::from(cause)),
+        )
+    };
+    let Some(old_root) = old_root else {
+        rustix::fs::renameat_with(parent, staging, parent, name, RenameFlags::NOREPLACE)
+            .map_err(failed)?;
+        let _ = rustix::fs::fchmod(staging_fd, Mode::from_bits_truncate(new_mode));
+        return Ok(());
+    };
+    let old_mode = rustix::fs::fstat(old_root).map_err(failed)?.st_mode & CARRIED_MODE;
+    let restore_old = || {
+        let _ = rustix::fs::fchmod(old_root, Mode::from_bits_truncate(old_mode));
+    };
+    // The old directory is marked before the swap, so that whenever the process dies, what is
+    // left at a staging name is marked as hybridgen's; the new one is unmarked after it.
+    rustix::fs::fchmod(old_root, Mode::from_bits_truncate(old_mode | MARK)).map_err(failed)?;
+    let aside = format!("{staging}-old");
+    match rustix::fs::renameat_with(parent, staging, parent, name, RenameFlags::EXCHANGE) {
+        Ok(()) => {}
+        Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => {
+            if let Err(cause) = rustix::fs::renameat_with(
+                parent,
+                name,
+                parent,
+                aside.as_str(),
+                RenameFlags::NOREPLACE,
+            ) {
+                restore_old();
+                return Err(failed(cause));
+            }
+            if let Err(cause) =
+                rustix::fs::renameat_with(parent, staging, parent, name, RenameFlags::NOREPLACE)
+            {
+                let _ = rustix::fs::renameat_with(
+                    parent,
+                    aside.as_str(),
+                    parent,
+                    name,
+                    RenameFlags::NOREPLACE,
+                );
+                restore_old();
+                return Err(failed(cause));
+            }
+        }
+        Err(cause) => {
+            restore_old();
+            return Err(failed(cause));
+        }
+    }
+    // A process killed before this leaves the sticky bit on `--out`; the next render's new set
+    // does not carry it.
+    let _ = rustix::fs::fchmod(staging_fd, Mode::from_bits_truncate(old_mode));
+    remove_tree(parent, staging);
+    remove_tree(parent, &aside);
+    Ok(())
+}
+
+/// Removes the directory `name` in `parent` and everything beneath it, never following a link
+/// and never leaving its filesystem. What cannot be removed is left (a later render retries:
+/// the new set is in place already).
+fn remove_tree(parent: &OwnedFd, name: &str) {
+    let Ok(directory) = rustix::fs::openat(parent, name, directory_flags(), Mode::empty()) else {
+        return;
+    };
+    let Ok(device) = rustix::fs::fstat(&directory).map(|stat| stat.st_dev) else {
+        return;
+    };
+    empty_directory(&directory, device);
+    let _ = rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR);
+}
+
+fn empty_directory(directory: &OwnedFd, device: u64) {
+    // A carried directory may have lost its owner's write permission; it is going anyway.
+    let _ = rustix::fs::fchmod(directory, Mode::from_bits_truncate(0o700 | MARK));
+    let Ok(entries) = rustix::fs::Dir::read_from(directory) else {
+        return;
+    };
+    let names: Vec<(std::ffi::CString, FileType)> = entries
+        .flatten()
+        .filter(|entry| !matches!(entry.file_name().to_bytes(), b"." | b".."))
+        .map(|entry| (entry.file_name().to_owned(), entry.file_type()))
+        .collect();
+    for (name, listed_type) in names {
+        let is_directory = match listed_type {
+            FileType::Unknown => rustix::fs::statat(directory, &name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Directory),
+            known => known == FileType::Directory,
+        };
+        if !is_directory {
+            let _ = rustix::fs::unlinkat(directory, &name, AtFlags::empty());
+            continue;
+        }
+        let Ok(child) = rustix::fs::openat(directory, &name, directory_flags(), Mode::empty())
+        else {
+            continue;
+        };
+        // Another filesystem mounted here is not hybridgen's to empty.
+        if rustix::fs::fstat(&child).is_ok_and(|stat| stat.st_dev == device) {
+            empty_directory(&child, device);
+            let _ = rustix::fs::unlinkat(directory, &name, AtFlags::REMOVEDIR);
+        }
+    }
 }
 
 /// A short unified diff (at most 40 lines) from the file on disk to the rendered one.
@@ -964,11 +1279,14 @@ fn unified_diff(path: &str, on_disk: &str, rendered: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
     fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("hybridgen-write-{name}-{}", std::process::id()));
+        let dir = std::env::temp_dir()
+            .join(format!("hybridgen-write-{}", std::process::id()))
+            .join(name);
         let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.parent().unwrap()).unwrap();
         dir
     }
 
@@ -984,33 +1302,47 @@ mod tests {
         ]
     }
 
+    fn mode_of(path: &Path) -> u32 {
+        fs::symlink_metadata(path).unwrap().permissions().mode() & 0o7777
+    }
+
+    /// The names beside `out` that hybridgen made: staging directories left behind.
+    fn beside(out: &Path) -> Vec<String> {
+        fs::read_dir(out.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.contains(".hybridgen-"))
+            .collect()
+    }
+
     #[test]
     fn writes_then_finds_nothing_to_change() {
         let out = scratch("twice");
         let first = write_all(&out, &artifacts(), false).unwrap();
         assert_eq!(first.changed.len(), 4);
+        let inode = fs::metadata(&out).unwrap().ino();
         let second = write_all(&out, &artifacts(), false).unwrap();
         assert_eq!(second.unchanged.len(), 4);
+        assert_eq!(
+            fs::metadata(&out).unwrap().ino(),
+            inode,
+            "nothing changed, so nothing was swapped"
+        );
         assert!(check(&out, &artifacts()).unwrap().is_empty());
-        fs::remove_dir_all(&out).unwrap();
+        assert!(beside(&out).is_empty(), "{:?}", beside(&out));
     }
 
-    #[cfg(unix)]
     #[test]
     fn scripts_are_executable_and_others_readable() {
-        use std::os::unix::fs::PermissionsExt;
         let out = scratch("modes");
         write_all(&out, &artifacts(), false).unwrap();
-        let mode = |path: &str| fs::metadata(out.join(path)).unwrap().permissions().mode() & 0o777;
+        let mode = |path: &str| mode_of(&out.join(path)) & 0o777;
         assert_ne!(mode("windows/n/Kubeclustervxlan.json"), 0o600);
-        assert_eq!(
-            mode("a.yml") & 0o600,
-            0o600,
-            "public files stay readable by their owner"
-        );
+        assert_eq!(mode("a.yml") & 0o600, 0o600);
         assert_ne!(mode("a.yml"), 0o600, "public files are not created private");
         assert_eq!(mode("sub/run.sh") & 0o100, 0o100, "scripts are executable");
-        fs::remove_dir_all(&out).unwrap();
+        assert_eq!(mode_of(&out) & MARK, 0, "the new directory keeps no mark");
     }
 
     #[test]
@@ -1030,32 +1362,22 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(drift[1], Drift::Missing("new.txt".into()));
-        fs::remove_dir_all(&out).unwrap();
     }
 
     #[test]
-    fn check_shows_no_secret_a_file_on_disk_holds_in_a_diff() {
-        let out = scratch("check-yaml");
+    fn a_diff_never_shows_a_token_an_older_file_on_disk_holds() {
+        let out = scratch("check-token");
         let token = "abcdef.0123456789abcdef";
-        let artifact = Artifact::new(
-            "windows/n/kubeadm-join.yaml",
-            format!("token: \"{token}\"\nname: a\n"),
-        );
-        write_all(&out, std::slice::from_ref(&artifact), false).unwrap();
-        let mut changed = artifact.clone();
-        changed.contents = format!("token: \"{token}\"\nname: b\n");
-        let drift = check(&out, &[changed]).unwrap();
+        let old = Artifact::new("k.yaml", format!("token: \"{token}\"\nname: a\n"));
+        write_all(&out, std::slice::from_ref(&old), false).unwrap();
+        let drift = check(&out, &[Artifact::new("k.yaml", "name: b\n")]).unwrap();
         match &drift[..] {
             [Drift::Differs { diff, .. }] => {
                 assert!(!diff.contains(token), "{diff}");
-                assert!(
-                    diff.contains("-name: a") && diff.contains("+name: b"),
-                    "{diff}"
-                );
+                assert!(diff.contains("+name: b"), "{diff}");
             }
             other => panic!("{other:?}"),
         }
-        fs::remove_dir_all(&out).unwrap();
     }
 
     #[test]
@@ -1072,7 +1394,6 @@ mod tests {
         );
         write_all(&out, &artifacts(), true).unwrap();
         assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 1\n");
-        fs::remove_dir_all(&out).unwrap();
     }
 
     #[test]
@@ -1081,36 +1402,22 @@ mod tests {
         write_all(&out, &artifacts(), false).unwrap();
         let mut next = artifacts();
         next[0].contents = "a: 2\n".into();
-        // A directory where a file must go makes staging fail after `a.yml` was staged.
+        // A file where a directory must go: refused before anything is built.
         next.push(Artifact::new("sub/b.json/x", "y\n"));
         assert!(write_all(&out, &next, false).is_err());
         assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 1\n");
-        let leftovers: Vec<_> = fs::read_dir(&out)
-            .unwrap()
-            .filter(|entry| {
-                entry
-                    .as_ref()
-                    .unwrap()
-                    .file_name()
-                    .to_string_lossy()
-                    .ends_with(".tmp")
-            })
-            .collect();
-        assert!(leftovers.is_empty());
-        fs::remove_dir_all(&out).unwrap();
+        assert!(beside(&out).is_empty(), "{:?}", beside(&out));
     }
 
     #[test]
     fn paths_cannot_leave_the_output_directory() {
         let out = scratch("escape");
-        for path in ["../x", "/etc/x", "a/../../x", ".hidden", ""] {
+        for path in ["../x", "/etc/x", "a/../../x", ".hidden", "", "a//b", "a/"] {
             let result = write_all(&out, &[Artifact::new(path, "x")], false);
             assert!(result.is_err(), "{path}");
         }
-        let _ = fs::remove_dir_all(&out);
     }
 
-    #[cfg(unix)]
     #[test]
     fn symlinks_are_not_followed() {
         let out = scratch("symlink");
@@ -1119,131 +1426,153 @@ mod tests {
         fs::create_dir_all(&elsewhere).unwrap();
         std::os::unix::fs::symlink(&elsewhere, out.join("sub")).unwrap();
         assert!(write_all(&out, &artifacts(), false).is_err());
+        assert!(
+            write_all(&out, &artifacts(), true).is_err(),
+            "not even with --force"
+        );
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
-        fs::remove_dir_all(&out).unwrap();
-        fs::remove_dir_all(&elsewhere).unwrap();
+        let drift = check(&out, &artifacts()).unwrap();
+        assert!(
+            drift.iter().any(|d| matches!(d, Drift::Differs { path, diff } if path == "sub/b.json" && diff.contains("`sub` is a symbolic link"))),
+            "{drift:?}"
+        );
     }
 
-    /// Only a regular file with the same bytes is unchanged: a symlink to one is refused, and
-    /// a FIFO in the way is not waited on.
-    #[cfg(unix)]
+    /// Only a plain file with the same bytes and mode is unchanged: a symlink to one is not
+    /// read, and a FIFO in the way is not waited on.
     #[test]
     fn only_a_plain_file_with_the_same_bytes_is_unchanged() {
         let dir = scratch("on-disk");
         fs::create_dir_all(dir.join("directory")).unwrap();
-        fs::write(dir.join("same"), "abc").unwrap();
-        fs::write(dir.join("other-bytes"), "abd").unwrap();
-        fs::write(dir.join("longer"), "abcd").unwrap();
-        fs::write(dir.join("empty"), "").unwrap();
+        for (name, text) in [
+            ("same", "abc"),
+            ("other-bytes", "abd"),
+            ("longer", "abcd"),
+            ("empty", ""),
+        ] {
+            fs::write(dir.join(name), text).unwrap();
+            fs::set_permissions(dir.join(name), fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        fs::write(dir.join("script"), "abc").unwrap();
+        fs::set_permissions(dir.join("script"), fs::Permissions::from_mode(0o644)).unwrap();
         std::os::unix::fs::symlink(dir.join("same"), dir.join("link")).unwrap();
-        let fifo = std::ffi::CString::new(dir.join("fifo").into_os_string().into_encoded_bytes());
-        assert_eq!(unsafe { libc::mkfifo(fifo.unwrap().as_ptr(), 0o600) }, 0);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.join("fifo"),
+            FileType::Fifo,
+            Mode::from_bits_truncate(0o600),
+            0,
+        )
+        .unwrap();
+        let root = rustix::fs::open(&dir, directory_flags(), Mode::empty()).unwrap();
+        let mut tree = Beneath::new(root);
         for (name, contents, expected) in [
-            ("same", "abc", OnDisk::Same),
-            ("empty", "", OnDisk::Same),
-            ("other-bytes", "abc", OnDisk::Differs),
-            ("longer", "abc", OnDisk::Differs),
-            ("same", "ab", OnDisk::Differs),
-            ("directory", "", OnDisk::Differs),
-            ("fifo", "", OnDisk::Differs),
-            ("link", "abc", OnDisk::Symlink),
-            ("missing", "abc", OnDisk::Absent),
+            ("same", "abc", "same"),
+            ("empty", "", "same"),
+            ("other-bytes", "abc", "differs"),
+            ("longer", "abc", "differs"),
+            ("same", "ab", "differs"),
+            ("script.sh", "abc", "absent"),
+            ("directory", "", "foreign"),
+            ("fifo", "", "foreign"),
+            ("link", "abc", "foreign"),
+            ("missing", "abc", "absent"),
+        ] {
+            let found = match compare(&mut tree, &Artifact::new(name, contents), true).unwrap() {
+                Compared::Absent => "absent",
+                Compared::Same => "same",
+                Compared::Differs { .. } => "differs",
+                Compared::Foreign { .. } => "foreign",
+            };
+            assert_eq!(found, expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_file_whose_mode_differs_is_stale_and_rewritten() {
+        let out = scratch("mode");
+        write_all(&out, &artifacts(), false).unwrap();
+        fs::set_permissions(out.join("sub/run.sh"), fs::Permissions::from_mode(0o644)).unwrap();
+        fs::set_permissions(out.join("a.yml"), fs::Permissions::from_mode(0o666)).unwrap();
+        let drift = check(&out, &artifacts()).unwrap();
+        let stale: Vec<&str> = drift
+            .iter()
+            .filter_map(|d| match d {
+                Drift::Differs { path, diff } if diff.starts_with("mode 0644 on disk") => {
+                    Some(path.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stale, ["sub/run.sh"], "{drift:?}");
+        assert!(
+            drift.iter().any(|d| matches!(d, Drift::Differs { path, diff } if path == "a.yml" && diff.starts_with("mode 0666 on disk"))),
+            "a file others may write is stale: {drift:?}"
+        );
+        let written = write_all(&out, &artifacts(), false).unwrap();
+        assert_eq!(written.changed, ["a.yml", "sub/run.sh"]);
+        assert_eq!(mode_of(&out.join("sub/run.sh")) & 0o100, 0o100);
+        assert_eq!(mode_of(&out.join("a.yml")) & 0o002, 0);
+        assert!(check(&out, &artifacts()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn modes_a_checkout_keeps_are_not_a_difference() {
+        for (on_disk, rendered, same) in [
+            (0o644, 0o644, true),
+            (0o664, 0o644, true),
+            (0o600, 0o644, true),
+            (0o775, 0o755, true),
+            (0o700, 0o755, true),
+            (0o644, 0o755, false),
+            (0o755, 0o644, false),
+            (0o646, 0o644, false),
+            (0o4755, 0o755, false),
+            (0o640, 0o600, false),
+            (0o600, 0o600, true),
         ] {
             assert_eq!(
-                on_disk(&dir.join(name), contents.as_bytes()),
-                expected,
-                "{name}"
+                mode_matches(on_disk, rendered),
+                same,
+                "{on_disk:o} {rendered:o}"
             );
         }
-        fs::remove_dir_all(&dir).unwrap();
     }
 
-    #[cfg(unix)]
     #[test]
-    fn leftovers_of_a_killed_render_are_removed_and_never_compared() {
-        let out = scratch("leftovers");
+    fn user_files_and_directories_are_carried_over_as_they_were() {
+        let out = scratch("carry");
         write_all(&out, &artifacts(), false).unwrap();
-        // Whoever staged them, a render holding the lock is the only one writing: every staging
-        // and backup file it finds was left by a render that was killed.
-        let leftovers = [
-            out.join(".a.yml.hybridgen-1.tmp"),
-            out.join(".a.yml.hybridgen-77.old"),
-            out.join(format!("sub/.b.json.hybridgen-{}.tmp", std::process::id())),
-        ];
-        for leftover in &leftovers {
-            fs::write(leftover, "half a file").unwrap();
-        }
-        assert!(check(&out, &artifacts()).unwrap().is_empty());
+        fs::write(out.join("NOTES.md"), "mine\n").unwrap();
+        fs::create_dir_all(out.join("docs/deep")).unwrap();
+        fs::write(out.join("docs/deep/x.txt"), "x\n").unwrap();
+        fs::set_permissions(out.join("docs"), fs::Permissions::from_mode(0o750)).unwrap();
+        fs::create_dir(out.join("empty")).unwrap();
+        fs::write(out.join("sub/mine.txt"), "beside an artifact\n").unwrap();
+        std::os::unix::fs::symlink("/nonexistent", out.join("link")).unwrap();
+        fs::set_permissions(&out, fs::Permissions::from_mode(0o750)).unwrap();
+        let inode = fs::metadata(out.join("NOTES.md")).unwrap().ino();
         let mut next = artifacts();
         next[0].contents = "a: 2\n".into();
-        next[1].contents = "{\"b\": 2}\n".into();
-        write_all(&out, &next, false).unwrap();
-        for leftover in &leftovers {
-            assert!(!leftover.exists(), "{} stays", leftover.display());
-        }
-        assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 2\n");
-        let listed = fs::read_to_string(out.join(MANIFEST)).unwrap();
-        assert!(!listed.contains(".tmp"), "{listed}");
-        fs::remove_dir_all(&out).unwrap();
-    }
-
-    #[test]
-    fn a_killed_renders_link_to_a_file_no_longer_rendered_goes_with_it() {
-        let out = scratch("stale-link");
-        let mut before = artifacts();
-        before.push(Artifact::new("windows/old-node/join.yaml", "token: x\n"));
-        write_all(&out, &before, false).unwrap();
-        // A render killed after linking the file it was about to remove.
-        let stale = out.join("windows/old-node/.join.yaml.hybridgen-99999.old");
-        fs::hard_link(out.join("windows/old-node/join.yaml"), &stale).unwrap();
-        let written = write_all(&out, &artifacts(), false).unwrap();
-        assert_eq!(written.removed, ["windows/old-node/join.yaml"]);
-        assert!(!stale.exists());
-        assert!(!out.join("windows/old-node").exists());
-        fs::remove_dir_all(&out).unwrap();
-    }
-
-    #[test]
-    fn a_committed_journal_is_rolled_forward_before_anything_reads() {
-        let out = scratch("journal");
-        write_all(&out, &artifacts(), false).unwrap();
-        // What a render killed right after its commit leaves: a staged file and the journal.
-        fs::write(out.join(".a.yml.hybridgen-99999.tmp"), "a: 3\n").unwrap();
-        fs::hard_link(out.join("a.yml"), out.join(".a.yml.hybridgen-99999.old")).unwrap();
-        let journal = Journal {
-            steps: vec![Step::Replace {
-                staged: ".a.yml.hybridgen-99999.tmp".into(),
-                target: "a.yml".into(),
-                backup: Some(".a.yml.hybridgen-99999.old".into()),
-            }],
-        };
-        assert_eq!(Journal::parse(&journal.text()), Some(journal.clone()));
-        fs::write(out.join(JOURNAL), journal.text()).unwrap();
-        let mut expected = artifacts();
-        expected[0].contents = "a: 3\n".into();
-        assert!(check(&out, &expected).unwrap().is_empty());
-        assert!(!out.join(JOURNAL).exists());
-        assert!(!out.join(".a.yml.hybridgen-99999.old").exists());
-        // A journal that leaves the directory is refused, not followed.
-        fs::write(out.join(JOURNAL), "remove\t../x\t.y\n").unwrap();
-        assert!(write_all(&out, &artifacts(), false).is_err());
-        fs::remove_dir_all(&out).unwrap();
-    }
-
-    #[test]
-    fn staging_names_carry_the_process_id() {
-        let path = staging_path(Path::new("out/windows/win-0/join.ps1"));
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        assert_eq!(staging_pid(&name), Some(std::process::id()));
-        assert_eq!(path.parent(), Some(Path::new("out/windows/win-0")));
-        for other in [
-            "a.yml",
-            ".a.yml.tmp",
-            ".a.yml.hybridgen-x.tmp",
-            "a.yml.hybridgen-12.tmp",
-        ] {
-            assert_eq!(staging_pid(other), None, "{other}");
-        }
+        let written = write_all(&out, &next, false).unwrap();
+        assert_eq!(written.changed, ["a.yml"]);
+        assert_eq!(fs::metadata(out.join("NOTES.md")).unwrap().ino(), inode);
+        assert_eq!(
+            fs::read_to_string(out.join("docs/deep/x.txt")).unwrap(),
+            "x\n"
+        );
+        assert_eq!(mode_of(&out.join("docs")), 0o750);
+        assert_eq!(mode_of(&out), 0o750, "the directory's own mode is kept");
+        assert!(out.join("empty").is_dir());
+        assert_eq!(
+            fs::read_to_string(out.join("sub/mine.txt")).unwrap(),
+            "beside an artifact\n"
+        );
+        assert_eq!(
+            fs::read_link(out.join("link")).unwrap(),
+            Path::new("/nonexistent")
+        );
+        assert!(beside(&out).is_empty(), "{:?}", beside(&out));
     }
 
     #[test]
@@ -1268,10 +1597,42 @@ mod tests {
         let listed = fs::read_to_string(out.join(MANIFEST)).unwrap();
         assert!(!listed.contains("gone/"), "{listed}");
         assert!(check(&out, &artifacts()).unwrap().is_empty());
-        fs::remove_dir_all(&out).unwrap();
     }
 
-    #[cfg(unix)]
+    #[test]
+    fn a_manifest_entry_never_deletes_a_file_hybridgen_cannot_prove_it_wrote() {
+        let out = scratch("tampered");
+        let mut before = artifacts();
+        before.push(Artifact::new("old/edited.yml", "old: 1\n"));
+        write_all(&out, &before, false).unwrap();
+        fs::write(out.join("old/edited.yml"), "old: 1\nedited: by hand\n").unwrap();
+        fs::write(out.join("NOTES.md"), "mine\n").unwrap();
+        fs::create_dir(out.join("keep")).unwrap();
+        fs::write(out.join("keep/data.txt"), "mine\n").unwrap();
+        let manifest = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        // Appended by a pull request: as an older hybridgen wrote them, and with a made-up hash.
+        let planted = format!(
+            "{manifest}NOTES.md\n{} 0644 keep/data.txt\n",
+            "0".repeat(64)
+        );
+        fs::write(out.join(MANIFEST), planted).unwrap();
+        let drift = check(&out, &artifacts()).unwrap();
+        assert_eq!(
+            drift,
+            [
+                Drift::Kept("NOTES.md".into()),
+                Drift::Kept("keep/data.txt".into()),
+                Drift::Kept("old/edited.yml".into())
+            ]
+        );
+        let written = write_all(&out, &artifacts(), false).unwrap();
+        assert!(written.removed.is_empty(), "{written:?}");
+        assert_eq!(written.kept.len(), 3);
+        for file in ["NOTES.md", "keep/data.txt", "old/edited.yml"] {
+            assert!(out.join(file).is_file(), "{file}");
+        }
+    }
+
     #[test]
     fn an_obsolete_entry_never_reaches_outside_the_directory() {
         let out = scratch("obsolete-escape");
@@ -1281,8 +1642,9 @@ mod tests {
         write_all(&out, &artifacts(), false).unwrap();
         std::os::unix::fs::symlink(&elsewhere, out.join("link")).unwrap();
         let manifest = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        let hash = sha256_hex(b"keep\n");
         let planted = format!(
-            "{manifest}link/precious.txt\n../{}/precious.txt\n",
+            "{manifest}{hash} 0644 link/precious.txt\n{hash} 0644 ../{}/precious.txt\n",
             elsewhere.file_name().unwrap().to_string_lossy()
         );
         fs::write(out.join(MANIFEST), planted).unwrap();
@@ -1293,7 +1655,100 @@ mod tests {
             fs::read_to_string(elsewhere.join("precious.txt")).unwrap(),
             "keep\n"
         );
-        fs::remove_dir_all(&out).unwrap();
-        fs::remove_dir_all(&elsewhere).unwrap();
+    }
+
+    #[test]
+    fn an_older_hybridgens_journal_and_staged_files_are_dropped_unread() {
+        let out = scratch("old-journal");
+        let elsewhere = scratch("old-journal-elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("victim.txt"), "keep\n").unwrap();
+        write_all(&out, &artifacts(), false).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("lnk")).unwrap();
+        fs::write(out.join("payload.sh"), "echo pwned\n").unwrap();
+        fs::write(
+            out.join(".hybridgen-journal"),
+            "replace\tpayload.sh\tlnk/planted.sh\t-\nremove\tlnk/victim.txt\tlnk/v.bak\n",
+        )
+        .unwrap();
+        fs::write(
+            out.join(".hybridgen-rollback"),
+            "remove\tlnk/victim.txt\tlnk/v.bak\n",
+        )
+        .unwrap();
+        fs::write(out.join(".a.yml.hybridgen-77.tmp"), "a: 3\n").unwrap();
+        assert!(check(&out, &artifacts()).unwrap().is_empty());
+        let mut next = artifacts();
+        next[0].contents = "a: 2\n".into();
+        write_all(&out, &next, false).unwrap();
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 1);
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("victim.txt")).unwrap(),
+            "keep\n"
+        );
+        for dropped in [
+            ".hybridgen-journal",
+            ".hybridgen-rollback",
+            ".a.yml.hybridgen-77.tmp",
+        ] {
+            assert!(!out.join(dropped).exists(), "{dropped}");
+        }
+        assert!(out.join("payload.sh").exists(), "a user's file stays");
+    }
+
+    #[test]
+    fn only_marked_staging_directories_beside_out_are_removed() {
+        let out = scratch("stale");
+        write_all(&out, &artifacts(), false).unwrap();
+        let parent = out.parent().unwrap();
+        let marked = parent.join(".stale.hybridgen-99999");
+        fs::create_dir_all(marked.join("deep")).unwrap();
+        fs::write(marked.join("deep/x"), "half a set\n").unwrap();
+        fs::set_permissions(&marked, fs::Permissions::from_mode(0o1700)).unwrap();
+        let committed = parent.join(".stale.hybridgen-88888");
+        fs::create_dir_all(&committed).unwrap();
+        fs::write(committed.join("y"), "a pull request's\n").unwrap();
+        let linked = parent.join(".stale.hybridgen-77777");
+        let elsewhere = scratch("stale-elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("z"), "keep\n").unwrap();
+        fs::set_permissions(&elsewhere, fs::Permissions::from_mode(0o1777)).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &linked).unwrap();
+        let mut next = artifacts();
+        next[0].contents = "a: 2\n".into();
+        write_all(&out, &next, false).unwrap();
+        assert!(!marked.exists());
+        assert_eq!(
+            fs::read_to_string(committed.join("y")).unwrap(),
+            "a pull request's\n"
+        );
+        assert!(
+            fs::symlink_metadata(&linked)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(elsewhere.join("z")).unwrap(), "keep\n");
+        fs::remove_dir_all(&committed).unwrap();
+        fs::remove_file(&linked).unwrap();
+    }
+
+    #[test]
+    fn manifest_lines_of_either_format_are_read() {
+        let hash = "a".repeat(64);
+        let listed = parse_manifest(&format!(
+            "{hash} 0644 a.yml\nold/b.json\n../x\n{hash} 0755 .hidden\n"
+        ));
+        assert_eq!(
+            listed.into_iter().collect::<Vec<_>>(),
+            [
+                ("a.yml".to_string(), Listed { sha256: Some(hash) }),
+                ("old/b.json".to_string(), Listed { sha256: None }),
+            ]
+        );
+        assert!(is_staging_name(".deploy.hybridgen-12", "deploy"));
+        assert!(is_staging_name(".deploy.hybridgen-12-old", "deploy"));
+        assert!(!is_staging_name(".deploy.hybridgen-", "deploy"));
+        assert!(!is_staging_name(".deploy2.hybridgen-12", "deploy"));
     }
 }

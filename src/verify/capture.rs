@@ -93,8 +93,8 @@ pub fn bytes_text(bytes: u64) -> String {
 
 /// The files to read: each path given, and every visible regular file under each directory
 /// given, in name order, each once. A path that does not exist, a FIFO, device or socket, a
-/// symlinked directory inside a directory, or files beyond the budget are usage errors: each is
-/// refused with the reason before anything is read.
+/// symlink inside a directory, or files beyond the budget are usage errors: each is refused with
+/// the reason before anything is read.
 pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
     let budget = BUDGET;
     let mut files = Vec::new();
@@ -103,11 +103,11 @@ pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
     }
     // A file given both on its own and in its directory is read once.
     let mut seen = std::collections::HashSet::new();
-    files.retain(|(path, _)| {
-        seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()))
+    files.retain(|found| {
+        seen.insert(std::fs::canonicalize(&found.path).unwrap_or_else(|_| found.path.clone()))
     });
     let mut total: u64 = 0;
-    for (path, size) in &files {
+    for Found { path, size, .. } in &files {
         if *size > budget.file_bytes {
             return Err(format!(
                 "`{}` holds {}, more than the {} a capture file may hold",
@@ -128,9 +128,9 @@ pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
     }
     files
         .into_iter()
-        .map(|(path, _)| {
-            let name = path.display().to_string();
-            read_regular(&path, budget.file_bytes)
+        .map(|found| {
+            let name = found.path.display().to_string();
+            read_regular(&found.path, found.given, budget.file_bytes)
                 .map(|bytes| Input {
                     name: name.clone(),
                     bytes,
@@ -140,15 +140,24 @@ pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
         .collect()
 }
 
+/// A file to read, with its size; `given` on the command line (a link given is followed).
+struct Found {
+    path: PathBuf,
+    size: u64,
+    given: bool,
+}
+
 /// A regular file, at most `limit` bytes of it. Opened without blocking (a FIFO swapped in after
-/// `stat` would otherwise wait for a writer) and checked again once open.
-fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+/// `stat` would otherwise wait for a writer), and, for a file found in a directory, without
+/// following a link swapped in after `stat`; checked again once open.
+fn read_regular(path: &Path, given: bool, limit: u64) -> std::io::Result<Vec<u8>> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+        let no_follow = if given { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | no_follow);
     }
     let file = options.open(path)?;
     let meta = file.metadata()?;
@@ -196,21 +205,26 @@ fn not_regular(meta: &std::fs::Metadata) -> Option<&'static str> {
 }
 
 /// Adds `path` (a file given, or an entry of a directory given) with its size, or every visible
-/// entry under it. A symlink given on the command line is followed; inside a directory, a link to
-/// a file is read but a link to a directory is refused, so that a walk never leaves the tree
-/// (a link to `/` or `/dev`).
-fn collect(path: &Path, given: bool, files: &mut Vec<(PathBuf, u64)>) -> Result<(), String> {
+/// entry under it. A symlink given on the command line is followed; inside a directory, no link
+/// is followed, to a file or to a directory: a capture directory can be committed, and a link in
+/// it could point at any file (`~/.aws/credentials`, `/proc/self/environ`) or leave the tree.
+fn collect(path: &Path, given: bool, files: &mut Vec<Found>) -> Result<(), String> {
     let shown = || crate::escape::inline(&path.display().to_string());
+    let own = std::fs::symlink_metadata(path)
+        .map_err(|error| format!("cannot read `{}`: {error}", shown()))?;
+    if own.file_type().is_symlink() && !given {
+        let target = match std::fs::metadata(path) {
+            Ok(meta) => not_regular(&meta).unwrap_or("a file"),
+            Err(_) => "nothing that exists",
+        };
+        return Err(format!(
+            "refusing `{}`: it is a symbolic link to {target} inside a capture directory, and links there are not followed (pass what it points to as its own `--cluster`)",
+            shown()
+        ));
+    }
     let meta =
         std::fs::metadata(path).map_err(|error| format!("cannot read `{}`: {error}", shown()))?;
     if meta.is_dir() {
-        let linked = std::fs::symlink_metadata(path).is_ok_and(|own| own.file_type().is_symlink());
-        if linked && !given {
-            return Err(format!(
-                "refusing `{}`: a symbolic link to a directory is not walked (pass the directory it points to as its own `--cluster`)",
-                shown()
-            ));
-        }
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
             .map_err(|error| format!("cannot read the directory `{}`: {error}", shown()))?
             .filter_map(Result::ok)
@@ -229,7 +243,11 @@ fn collect(path: &Path, given: bool, files: &mut Vec<(PathBuf, u64)>) -> Result<
             shown()
         ));
     }
-    files.push((path.to_path_buf(), meta.len()));
+    files.push(Found {
+        path: path.to_path_buf(),
+        size: meta.len(),
+        given,
+    });
     Ok(())
 }
 
@@ -318,7 +336,10 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
     } else {
         source
     };
-    let secret = holds_secret(source.text());
+    // A file that is neither a capture nor kubectl's text output (an env file, credentials) is
+    // named in its finding but never quoted: whatever it holds is not the cluster's.
+    let secret = holds_secret(source.text())
+        || (!findings.is_empty() && !looks_like_kubectl_output(source.text()));
     let mut file = LoadedFile::new(source, spans);
     if secret {
         file.inline_secrets = std::iter::once(0..file.source.text().len()).collect();
@@ -343,6 +364,13 @@ fn required_capture<'a>(name: &str, captures: &'a [Capture]) -> Option<&'a Captu
     captures.iter().find(|capture| {
         !capture.optional && (capture.command_line() == name || capture.file == file)
     })
+}
+
+/// Whether a text is something kubectl prints: it names a `kind`, or it is a `kubectl get`
+/// table or `kubectl describe` text.
+fn looks_like_kubectl_output(text: &str) -> bool {
+    let head: String = text.chars().take(4096).collect();
+    first_kind(&head).is_some() || human_output(head.trim_start()).is_some()
 }
 
 /// Whether a capture's text holds an object of kind `Secret` (`"kind": "Secret"`, `kind:
@@ -769,6 +797,55 @@ mod tests {
             assert!(help.contains("kubectl get nodes -o json"), "{help}");
             assert!(captured.objects.is_empty());
         }
+    }
+
+    #[test]
+    fn a_file_that_is_no_kubectl_output_is_never_quoted() {
+        for (name, text) in [
+            (
+                "env.json",
+                "PATH=/usr/bin\u{0}RKE2_TOKEN=K10abc::server:secret\u{0}",
+            ),
+            (
+                "credentials",
+                "[default]\naws_access_key_id = AKIAEXAMPLE\n",
+            ),
+            ("notes.yaml", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI\n"),
+        ] {
+            let captured = read_one(name, text);
+            assert_eq!(codes(&captured), [("HG509", "error")], "{name}");
+            let file = &captured.files[0].file;
+            let whole = 0..file.source.text().len();
+            assert_eq!(file.inline_secrets, vec![whole], "{name} would be quoted");
+        }
+        // kubectl's own output, even broken, is quoted: the finding shows where it breaks.
+        let truncated = r#"{"apiVersion":"v1","kind":"NodeList","items":[{"#;
+        assert!(
+            read_one("nodes.json", truncated).files[0]
+                .file
+                .inline_secrets
+                .is_empty()
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_inside_a_capture_directory_is_refused_by_name() {
+        let dir =
+            std::env::temp_dir().join(format!("hybridgen-capture-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("cap")).unwrap();
+        std::fs::write(dir.join("credentials"), "aws_secret_access_key = x\n").unwrap();
+        std::fs::write(dir.join("cap/nodes.json"), "{}").unwrap();
+        std::os::unix::fs::symlink("../credentials", dir.join("cap/extra.yaml")).unwrap();
+        let refused = gather(&[dir.join("cap")]).err().unwrap();
+        assert!(
+            refused.contains("extra.yaml") && refused.contains("symbolic link to a file"),
+            "{refused}"
+        );
+        // Given on the command line, a link is the user's choice and is followed.
+        assert_eq!(gather(&[dir.join("cap/extra.yaml")]).unwrap().len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
