@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Write the pre-commit hook repository that installs hybridgen from its wheel, not from source.
 
-    python3 tools/pre-commit-mirror.py VERSION DIR
+    python3 tools/pre-commit-mirror.py VERSION DIR [URL]
+
+URL is the hook repository's own address, for its README (the release workflow passes it).
 
 pre-commit installs a `language: python` hook by `pip install .` of the hook's repository, so
 hybridgen's own repository (whose pyproject.toml compiles it) cannot be that repository. The hook
@@ -46,7 +48,7 @@ the hooks are documented in hybridgen's `docs/ci.md`.
 
 ```yaml
 repos:
-  - repo: <this repository's URL>
+  - repo: {url}
     rev: v{version}
     hooks:
       - id: hybridgen-plan
@@ -70,14 +72,15 @@ def hooks(source: str) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) != 3 or not re.fullmatch(r"\d+\.\d+\.\d+\S*", sys.argv[1]):
+    if len(sys.argv) not in (3, 4) or not re.fullmatch(r"\d+\.\d+\.\d+\S*", sys.argv[1]):
         raise SystemExit(__doc__)
     version, out = sys.argv[1], Path(sys.argv[2])
+    url = sys.argv[3] if len(sys.argv) == 4 else "https://github.com/OWNER/hybridgen-pre-commit"
     out.mkdir(parents=True, exist_ok=True)
     source = (ROOT / ".pre-commit-hooks.yaml").read_text()
     (out / ".pre-commit-hooks.yaml").write_text(hooks(source))
     (out / "pyproject.toml").write_text(PYPROJECT.format(version=version))
-    (out / "README.md").write_text(README.format(version=version))
+    (out / "README.md").write_text(README.format(version=version, url=url))
 
 
 if __name__ == "__main__":
