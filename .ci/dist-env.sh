@@ -17,7 +17,11 @@ without_rust() {
   local path="" dir
   local IFS=:
   for dir in $PATH; do
-    if [ -e "$dir/cargo" ] || [ -e "$dir/rustc" ] || [ -e "$dir/rustup" ]; then continue; fi
+    if [ -e "$dir/cargo" ] || [ -e "$dir/rustc" ] || [ -e "$dir/rustup" ]; then
+      # rustup keeps them apart (~/.cargo/bin); a toolchain in /usr/bin would take git along.
+      if [ -e "$dir/git" ]; then echo "without_rust: cargo shares $dir with git" >&2; return 1; fi
+      continue
+    fi
     path=${path:+$path:}$dir
   done
   env PATH="$path" CARGO_HOME=/nonexistent RUSTUP_HOME=/nonexistent "$@"
