@@ -21,9 +21,11 @@ pub struct PlanArgs {
     /// Print the findings only, not the plan.
     #[arg(short, long)]
     quiet: bool,
-    /// Check only files that declare `apiVersion: hybridgen/...` and skip the others without a
-    /// word: for hooks and globs that hand over every YAML file (a Flux Kustomization under
-    /// `clusters/` is not a spec).
+    /// Check only specs and skip other YAML without a word: files that declare `apiVersion:
+    /// hybridgen/...` or carry hybridgen's schema modeline (`# yaml-language-server:
+    /// $schema=...hybridgen...`), whatever they are called. For hooks and globs that hand over
+    /// every YAML file (a Flux Kustomization is not a spec); a file with the modeline that does
+    /// not load is reported, not skipped.
     #[arg(long)]
     skip_non_specs: bool,
 }
@@ -43,7 +45,7 @@ pub fn run(args: PlanArgs) -> Outcome {
             path.display().to_string()
         };
         match read_input(path) {
-            Ok(bytes) if args.skip_non_specs && !declares_a_spec(&bytes) => {}
+            Ok(bytes) if args.skip_non_specs && !is_a_spec(&bytes) => {}
             Ok(bytes) => {
                 let file = pipeline::check(&name, bytes);
                 let diagnostics = overrides.apply(file.diagnostics.clone());
@@ -84,29 +86,50 @@ pub fn run(args: PlanArgs) -> Outcome {
 }
 
 /// Whether a file says it is a hybridgen spec: a line `apiVersion: hybridgen/...` (any quoting,
-/// or JSON's `"apiVersion": "hybridgen/..."`). Read as text, so that a spec whose YAML is broken
-/// is still checked, and reported.
-fn declares_a_spec(bytes: &[u8]) -> bool {
-    String::from_utf8_lossy(bytes).lines().any(|line| {
-        let key = line.trim_start_matches([' ', '\t', '{', ',']);
-        let Some(rest) = ["apiVersion", "\"apiVersion\"", "'apiVersion'"]
-            .iter()
-            .find_map(|name| key.strip_prefix(name))
-        else {
-            return false;
-        };
-        rest.trim_start().strip_prefix(':').is_some_and(|value| {
-            value
-                .trim_start()
-                .trim_start_matches(['"', '\''])
-                .starts_with("hybridgen/")
-        })
+/// or JSON's `"apiVersion": "hybridgen/..."`), or hybridgen's schema modeline, the line `hybridgen
+/// init` writes for editors. Read as text, so that a spec whose YAML is broken, or whose
+/// `apiVersion` key is misspelt beside the modeline, is still checked, and reported.
+fn is_a_spec(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .any(|line| declares_the_api_version(line) || names_the_schema(line))
+}
+
+fn declares_the_api_version(line: &str) -> bool {
+    let key = line.trim_start_matches([' ', '\t', '{', ',']);
+    let Some(rest) = ["apiVersion", "\"apiVersion\"", "'apiVersion'"]
+        .iter()
+        .find_map(|name| key.strip_prefix(name))
+    else {
+        return false;
+    };
+    rest.trim_start().strip_prefix(':').is_some_and(|value| {
+        value
+            .trim_start()
+            .trim_start_matches(['"', '\''])
+            .starts_with("hybridgen/")
     })
+}
+
+/// yaml-language-server's modeline, `# yaml-language-server: $schema=<URL or path>`
+/// (https://github.com/redhat-developer/yaml-language-server#using-inlined-schema), whose schema is
+/// hybridgen's: `./hybridgen.schema.json`, or a URL naming hybridgen.
+fn names_the_schema(line: &str) -> bool {
+    let Some(comment) = line.trim_start().strip_prefix('#') else {
+        return false;
+    };
+    let Some(setting) = comment.trim_start().strip_prefix("yaml-language-server:") else {
+        return false;
+    };
+    setting
+        .trim_start()
+        .strip_prefix("$schema=")
+        .is_some_and(|schema| schema.to_ascii_lowercase().contains("hybridgen"))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::declares_a_spec;
+    use super::is_a_spec;
 
     #[test]
     fn specs_declare_a_hybridgen_api_version_and_other_yaml_does_not() {
@@ -117,15 +140,28 @@ mod tests {
             "{\"apiVersion\": \"hybridgen/v1\", \"kind\": \"Cluster\"}",
             "apiVersion: hybridgen/v1\nnodes: [\n",
         ] {
-            assert!(declares_a_spec(spec.as_bytes()), "{spec}");
+            assert!(is_a_spec(spec.as_bytes()), "{spec}");
         }
         for other in [
             "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n",
             "apiVersion: v1\nkind: ConfigMap\ndata:\n  note: apiVersion hybridgen/v1\n",
             "",
             "apiVersionX: hybridgen/v1\n",
+            "# yaml-language-server: $schema=https://json.schemastore.org/kustomization.json\n",
+            "# see ./hybridgen.schema.json\napiVersion: v1\n",
         ] {
-            assert!(!declares_a_spec(other.as_bytes()), "{other}");
+            assert!(!is_a_spec(other.as_bytes()), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_file_with_the_schema_modeline_is_a_spec_whatever_its_api_version_key() {
+        for spec in [
+            "# yaml-language-server: $schema=./hybridgen.schema.json\napiVersoin: hybridgen/v1\n",
+            "#yaml-language-server: $schema=https://example.org/hybridgen/v0.1.0/schemas/hybridgen.schema.json\n",
+            "kind: Cluster\n  # yaml-language-server: $schema=../HybridGen.schema.json\nnodes: [\n",
+        ] {
+            assert!(is_a_spec(spec.as_bytes()), "{spec}");
         }
     }
 }
