@@ -4,6 +4,7 @@
 
 pub mod address;
 pub mod distribution;
+pub mod downloads;
 pub mod flannel_release;
 pub mod pins;
 pub mod releases;
