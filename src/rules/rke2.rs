@@ -183,6 +183,65 @@ declare_rules! {
     /// rancher/rancher#46376; Rancher Manager documentation, RKE1 end of life notice;
     /// rancher/rke2#562 (no in-place conversion).
     DISTRIBUTION_END_OF_LIFE = ("HG609", "distribution-end-of-life", Warning, Some(check_end_of_life));
+
+    /// ### What it checks
+    /// On standalone RKE2: each `node-taint` in `rke2.config` or `rke2.serverConfig` against the
+    /// tolerations of the Linux flannel DaemonSet of the release's `rke2-flannel` chart.
+    ///
+    /// ### Why it matters
+    /// A node with a taint flannel's DaemonSet does not tolerate gets no flannel pod: no CNI
+    /// configuration, so it stays NotReady, and no routes to the other nodes' pods. No
+    /// `rke2-flannel` chart tolerates `CriticalAddonsOnly=true:NoExecute`, the taint RKE2's
+    /// documentation suggests for dedicated servers (written for canal, which tolerates it); the
+    /// charts of February and March 2024 tolerate no `NoExecute` taint at all.
+    ///
+    /// ### Fix
+    /// Remove the taint, or use `node-role.kubernetes.io/control-plane:NoSchedule`, which every
+    /// chart tolerates and which hybridgen gives servers without the `worker` role.
+    ///
+    /// ### References
+    /// rancher/rke2-charts `charts/rke2-flannel/rke2-flannel/*/templates/daemonset.yaml` and
+    /// `values.yaml` (`flannel.tolerations`); rancher/rke2#5629 (etcd servers NotReady with
+    /// flannel); docs.rke2.io "High Availability" (server node taints).
+    RKE2_FLANNEL_TAINT_UNTOLERATED = ("HG610", "rke2-flannel-taint-untolerated", Error, Some(check_taints));
+}
+
+fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {
+    if context.spec.rancher.is_some() {
+        return;
+    }
+    let Some(bundled) = rke2_of(context)
+        .and_then(|rke2| rke2.release.as_ref().ok())
+        .and_then(|release| release.flannel())
+    else {
+        return;
+    };
+    let line = bundled.chart_line();
+    for (field, _, map) in config_maps(context.spec) {
+        let Some(Value::Array(taints)) = map.get("node-taint").map(|setting| &setting.0) else {
+            continue;
+        };
+        for (index, taint) in taints.iter().enumerate() {
+            let Some(text) = taint.as_str() else {
+                continue;
+            };
+            if rke2_releases::taint_tolerated(line.tolerations, text) != Some(false) {
+                continue;
+            }
+            found.push(
+                Diagnostic::new(
+                    &RKE2_FLANNEL_TAINT_UNTOLERATED,
+                    value(format!("/rke2/{field}/node-taint/{index}")),
+                    format!(
+                        "the `rke2-flannel` chart v{} does not tolerate the taint `{text}`: the nodes that carry it get no flannel and stay NotReady",
+                        bundled.chart
+                    ),
+                )
+                .label("flannel's DaemonSet does not tolerate this")
+                .help("remove the taint, or use `node-role.kubernetes.io/control-plane:NoSchedule`"),
+            );
+        }
+    }
 }
 
 fn rke2_of<'a>(context: &'a Context) -> Option<&'a Rke2Plan> {

@@ -26,8 +26,8 @@ declare_rules! {
     /// ### Why it matters
     /// The ingress controller and metrics server RKE2 deploys, and Rancher's cluster agent, run on
     /// Linux nodes that take workloads. An RKE2 server without the `worker` role is tainted
-    /// `CriticalAddonsOnly=true:NoExecute`, and then "the NGINX Ingress and Metrics Server addons
-    /// will not be deployed"; Windows workers cannot run them.
+    /// (`node-role.kubernetes.io/control-plane:NoSchedule`), and then "the NGINX Ingress and
+    /// Metrics Server addons will not be deployed"; Windows workers cannot run them.
     ///
     /// ### Fix
     /// Add `worker` to a Linux node's roles, or add a Linux worker.

@@ -41,7 +41,80 @@ pub struct ChartLine {
     /// by rancher/rke2-charts PR #462, chart v0.25.103).
     pub default_vni: u32,
     pub default_port: u16,
+    /// The Linux DaemonSet's tolerations: v0.24.201's template hard-codes one for every
+    /// `NoSchedule` taint; from v0.24.400 the template renders `flannel.tolerations`, whose
+    /// default is the same in every chart up to v0.28.906 (rancher/rke2-charts
+    /// `charts/rke2-flannel/rke2-flannel/<version>/templates/daemonset.yaml` and `values.yaml`).
+    /// None tolerates `CriticalAddonsOnly` (rancher/rke2#5629 is the same failure for an etcd taint).
+    pub tolerations: &'static [Toleration],
 }
+
+/// A pod toleration as the scheduler matches it (Kubernetes "Taints and Tolerations"): `key`
+/// `None` with `Exists` matches every key; `value` `None` is `operator: Exists`; `effect` `None`
+/// matches every effect.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Toleration {
+    pub key: Option<&'static str>,
+    pub value: Option<&'static str>,
+    pub effect: Option<&'static str>,
+}
+
+impl Toleration {
+    /// Whether this toleration lets a pod onto a node with the taint `key=value:effect`.
+    pub fn tolerates(&self, key: &str, value: &str, effect: &str) -> bool {
+        self.key.is_none_or(|own| own == key)
+            && self.value.is_none_or(|own| own == value)
+            && self.effect.is_none_or(|own| own == effect)
+    }
+}
+
+/// Whether a taint written as RKE2's `node-taint` takes it (`key=value:effect` or `key:effect`)
+/// is tolerated by one of `tolerations`; `None` when the text is no taint.
+pub fn taint_tolerated(tolerations: &[Toleration], taint: &str) -> Option<bool> {
+    let (key_value, effect) = taint.rsplit_once(':')?;
+    let (key, value) = key_value.split_once('=').unwrap_or((key_value, ""));
+    if key.is_empty() || !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+        return None;
+    }
+    // A PreferNoSchedule taint keeps no DaemonSet pod off.
+    let tolerated = effect == "PreferNoSchedule"
+        || tolerations
+            .iter()
+            .any(|toleration| toleration.tolerates(key, value, effect));
+    Some(tolerated)
+}
+
+/// chart v0.24.201's template: `- operator: Exists` with `effect: NoSchedule`.
+const EVERY_NO_SCHEDULE: &[Toleration] = &[Toleration {
+    key: None,
+    value: None,
+    effect: Some("NoSchedule"),
+}];
+
+/// `flannel.tolerations` of charts v0.24.400 to v0.28.906 (`key` without `operator` is `Equal`
+/// with an empty value).
+const CHART_VALUES_TOLERATIONS: &[Toleration] = &[
+    Toleration {
+        key: Some("node.kubernetes.io/not-ready"),
+        value: Some(""),
+        effect: Some("NoSchedule"),
+    },
+    Toleration {
+        key: Some("node-role.kubernetes.io/control-plane"),
+        value: Some(""),
+        effect: Some("NoSchedule"),
+    },
+    Toleration {
+        key: Some("node.cloudprovider.kubernetes.io/uninitialized"),
+        value: Some("true"),
+        effect: Some("NoSchedule"),
+    },
+    Toleration {
+        key: Some("node-role.kubernetes.io/etcd"),
+        value: None,
+        effect: Some("NoExecute"),
+    },
+];
 
 /// The chart lines RKE2 releases bundle, oldest first.
 pub static CHART_LINES: [ChartLine; 3] = [
@@ -50,18 +123,21 @@ pub static CHART_LINES: [ChartLine; 3] = [
         port_key: "vxlanBackendPort",
         default_vni: 4096,
         default_port: 4789,
+        tolerations: EVERY_NO_SCHEDULE,
     },
     ChartLine {
         first: Release::new(0, 24, 400),
         port_key: "backendPort",
         default_vni: 1,
         default_port: 4789,
+        tolerations: CHART_VALUES_TOLERATIONS,
     },
     ChartLine {
         first: Release::new(0, 25, 103),
         port_key: "backendPort",
         default_vni: 4096,
         default_port: 4789,
+        tolerations: CHART_VALUES_TOLERATIONS,
     },
 ];
 

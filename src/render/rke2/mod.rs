@@ -28,10 +28,13 @@ pub const MANIFEST_PATH: &str = "rke2/manifests/rke2-flannel-config.yaml";
 /// The keys of `config.yaml` whose values are secrets.
 pub const SECRET_KEYS: &[&str] = &["token"];
 
-/// The taint RKE2's documentation gives a server that should run no workloads (docs.rke2.io
-/// "High Availability", "Optional: Consider server node taints"); RKE2's packaged components
-/// tolerate it.
-pub const DEDICATED_SERVER_TAINT: &str = "CriticalAddonsOnly=true:NoExecute";
+/// The taint of a server that should run no workloads: the control-plane taint kubeadm gives its
+/// control-plane nodes, which every `rke2-flannel` chart tolerates (v0.24.201 every `NoSchedule`
+/// taint, later ones this key; see [`crate::plan::releases::rke2::ChartLine::tolerations`]).
+/// Not the `CriticalAddonsOnly=true:NoExecute` of docs.rke2.io "High Availability", written for
+/// the canal chart: no rke2-flannel chart tolerates it, so the server would get no flannel and
+/// stay NotReady (rancher/rke2#5629 shows the same for an etcd taint).
+pub const DEDICATED_SERVER_TAINT: &str = "node-role.kubernetes.io/control-plane:NoSchedule";
 
 pub(crate) struct Standalone;
 
@@ -335,7 +338,7 @@ fn node_config(
 
 /// What a server's roles turn off (docs.rke2.io "Server Roles"): a server without `etcd` runs no
 /// etcd, one without `controlplane` no API server, scheduler or controller manager; and one
-/// without `worker` is tainted so that only RKE2's own components run there.
+/// without `worker` is tainted so that no workload is scheduled there.
 fn server_role_keys(roles: &[Role]) -> Map<String, Value> {
     let mut keys = Map::new();
     if !roles.contains(&Role::Etcd) {

@@ -88,8 +88,11 @@ fn servers_carry_the_cluster_and_agents_only_their_node() {
         first.get("server").is_none(),
         "the first server joins nobody"
     );
-    // Without the worker role, only RKE2's own components run there.
-    assert_eq!(first["node-taint"][0], DEDICATED_SERVER_TAINT);
+    // Without the worker role no workload is scheduled there; flannel still is.
+    assert_eq!(
+        first["node-taint"][0],
+        "node-role.kubernetes.io/control-plane:NoSchedule"
+    );
     let second = yaml(&files["rke2/server-1/config.yaml"]);
     assert_eq!(second["server"], "https://192.168.10.10:9345");
     assert!(second.get("node-taint").is_none());
@@ -238,4 +241,21 @@ fn no_token_placeholder_or_kubeadm_file_without_secrets() {
                 && !artifact.path.starts_with("kubeadm/")
                 && artifact.path != "kube-flannel.yml")
     );
+}
+
+#[test]
+fn every_rke2_flannel_chart_tolerates_the_dedicated_server_taint() {
+    use crate::plan::releases::rke2::{CHART_LINES, taint_tolerated};
+    for line in &CHART_LINES {
+        let tolerations = line.tolerations;
+        assert_eq!(
+            taint_tolerated(tolerations, DEDICATED_SERVER_TAINT),
+            Some(true)
+        );
+        // The taint docs.rke2.io gives dedicated servers (for canal) keeps flannel off.
+        assert_eq!(
+            taint_tolerated(tolerations, "CriticalAddonsOnly=true:NoExecute"),
+            Some(false)
+        );
+    }
 }
