@@ -260,11 +260,14 @@ fn kubernetes_binary(tag: &str, binary: &str) -> Download {
     }
 }
 
-/// A `v`-tagged Kubernetes release of a minor the table knows.
+/// A `v`-tagged Kubernetes release of a minor the table knows, no newer than its newest patch.
 fn kubernetes_release_listed(tag: &str) -> bool {
     tag.starts_with('v')
-        && Release::parse(tag)
-            .is_some_and(|release| kubernetes::resolve(&release).known == kubernetes::Known::Yes)
+        && Release::parse(tag).is_some_and(|release| {
+            kubernetes::resolve(&release).known == kubernetes::Known::Yes
+                && kubernetes::newest_patch(release.minor)
+                    .is_none_or(|newest| release.patch <= newest)
+        })
 }
 
 /// A containerd release (bare, as its archive names it) of a line the table knows, no newer
@@ -368,6 +371,7 @@ mod tests {
         assert!(!Asset::FlannelCniPluginWindows.lists("v1.9.2-flannel1"));
         assert!(!Asset::Containerd.lists("1.7.99"));
         assert!(!Asset::Kubelet.lists("v1.99.0"));
+        assert!(!Asset::Kubelet.lists("v1.33.99"));
         assert!(Asset::Containerd.lists("1.7.34"));
     }
 

@@ -3,6 +3,7 @@
 use super::{Context, declare_rules};
 use crate::diagnostic::{Diagnostic, value};
 use crate::plan::releases::kubernetes::{self, Known};
+use crate::plan::version::Release;
 
 declare_rules! {
     /// ### What it checks
@@ -10,7 +11,8 @@ declare_rules! {
     /// warning for the minor after the newest, which may have been released since; an error for a
     /// version that cannot exist yet: two or more minors past the newest (`1.99.0`), or a major
     /// other than 1. Releases before the table are real and not flagged (HG304 says which need
-    /// Windows nodes to wait).
+    /// Windows nodes to wait). A warning, too, for a patch newer than the newest one hybridgen
+    /// knows of its minor (`1.33.99`); RKE2 releases are checked by HG601.
     ///
     /// ### Why it matters
     /// The kubelet flags, kube-proxy feature gates, kubeadm API, default containerd and supported
@@ -24,7 +26,7 @@ declare_rules! {
     /// changelog's Windows notes with what `render` writes.
     ///
     /// ### References
-    /// kubernetes/kubernetes `CHANGELOG/`; kubernetes.io "Releases"; kubernetes/enhancements
+    /// kubernetes/kubernetes `CHANGELOG/`; kubernetes.io "Releases"; rancher/rke2 tags; kubernetes/enhancements
     /// KEP-4033 (containerd 1.x refused from 1.38); kubernetes PR #142125 (gate removal).
     KUBERNETES_RELEASE_UNKNOWN = ("HG319", "kubernetes-release-unknown", Error, Some(check_release_known));
 }
@@ -37,7 +39,8 @@ fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
     let (oldest, newest) = (kubernetes::oldest().minor, kubernetes::newest().minor);
     let suggestion = format!("1.{newest}.0");
     match resolved.known {
-        Known::Yes | Known::BeforeTable => {}
+        Known::Yes => check_patch_known(context, version, found),
+        Known::BeforeTable => {}
         Known::AfterNewest => found.push(
             Diagnostic::new(
                 &KUBERNETES_RELEASE_UNKNOWN,
@@ -67,4 +70,34 @@ fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
             .help(format!("write the release you run, e.g. `{suggestion}`")),
         ),
     }
+}
+
+/// A patch past the newest of its minor hybridgen knows: a typo, or a release newer than the
+/// table, whose kubelet, kubeadm and kube-proxy downloads 404 if it does not exist.
+fn check_patch_known(context: &Context, version: &Release, found: &mut Vec<Diagnostic>) {
+    if context.plan.rke2.is_some() {
+        return;
+    }
+    let Some(newest) = kubernetes::newest_patch(version.minor) else {
+        return;
+    };
+    if version.patch <= newest {
+        return;
+    }
+    let known = format!("1.{}.{newest}", version.minor);
+    found.push(
+        Diagnostic::new(
+            &KUBERNETES_RELEASE_UNKNOWN,
+            value("/kubernetes/version"),
+            format!(
+                "Kubernetes {version} is newer than the newest 1.{} patch hybridgen knows ({known}): if it was not released, every download of it fails on the node",
+                version.minor
+            ),
+        )
+        .label("no such patch known")
+        .help(format!(
+            "write a released patch, e.g. `{known}`, or check that {version} is on dl.k8s.io"
+        ))
+        .warning(),
+    );
 }

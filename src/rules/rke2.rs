@@ -5,6 +5,7 @@
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::load::escape_pointer_token;
+use crate::plan::address;
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
 use crate::plan::rke2::Rke2Plan;
@@ -204,6 +205,51 @@ declare_rules! {
     /// `values.yaml` (`flannel.tolerations`); rancher/rke2#5629 (etcd servers NotReady with
     /// flannel); docs.rke2.io "High Availability" (server node taints).
     RKE2_FLANNEL_TAINT_UNTOLERATED = ("HG610", "rke2-flannel-taint-untolerated", Error, Some(check_taints));
+
+    /// ### What it checks
+    /// On standalone RKE2: that `rke2.server` is an IPv4 address.
+    ///
+    /// ### Why it matters
+    /// hybridgen writes the join URL `https://<rke2.server>:9345` into every other node's
+    /// `config.yaml`, and the server certificate's `tls-san` from it, as an address; a DNS name
+    /// (which RKE2's HA guide uses for the fixed registration address) is not written, so
+    /// `render` would have no address to join.
+    ///
+    /// ### Fix
+    /// Write the IPv4 address of the load balancer or first server, e.g. `192.168.10.10`, and add
+    /// the DNS name to `rke2.serverConfig.tls-san` so the certificate holds it too.
+    ///
+    /// ### References
+    /// docs.rke2.io "High Availability" (fixed registration address, `tls-san`); docs.rke2.io
+    /// "Server Configuration Reference" (`server`, `tls-san`).
+    RKE2_SERVER_NOT_AN_ADDRESS = ("HG611", "rke2-server-not-an-address", Error, Some(check_server_address));
+}
+
+fn check_server_address(context: &Context, found: &mut Vec<Diagnostic>) {
+    // With Rancher the field is ignored (HG604): Rancher's registration command joins.
+    if context.spec.distribution() != Distribution::Rke2 || context.spec.rancher.is_some() {
+        return;
+    }
+    let Some(written) = context
+        .spec
+        .rke2
+        .as_ref()
+        .and_then(|rke2| rke2.server.as_deref())
+    else {
+        return;
+    };
+    if address::parse_ip(written).is_ok() {
+        return;
+    }
+    found.push(
+        Diagnostic::new(
+            &RKE2_SERVER_NOT_AN_ADDRESS,
+            value("/rke2/server"),
+            format!("`rke2.server` `{written}` is not an IPv4 address: hybridgen writes the join URL and `tls-san` from an address"),
+        )
+        .label("not an IPv4 address")
+        .help("write the load balancer's or first server's IPv4 address, e.g. `192.168.10.10`, and add the name to `rke2.serverConfig.tls-san`"),
+    );
 }
 
 fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {

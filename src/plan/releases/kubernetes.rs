@@ -472,6 +472,35 @@ pub static ASSUMED_AFTER_NEWEST: KubernetesRelease = KubernetesRelease {
     crictl: Some("v1.36.0"),
 };
 
+/// The last patch of each minor that ended before RKE2 packaged it (each minor's
+/// `CHANGELOG/CHANGELOG-1.<minor>.md`, newest entry).
+const FINAL_PATCHES: [(u32, u32); 12] = [
+    (14, 10),
+    (15, 12),
+    (16, 15),
+    (17, 17),
+    (18, 20),
+    (19, 16),
+    (20, 15),
+    (21, 14),
+    (22, 17),
+    (23, 17),
+    (24, 17),
+    (25, 16),
+];
+
+/// The newest patch of a minor hybridgen knows: its last one for the minors before RKE2's, else
+/// the newest RKE2 packaged (rancher/rke2 tags to August 2026, [`super::rke2`]); `None` for a
+/// minor neither knows. A later patch may have been released since, for a minor still
+/// maintained.
+pub fn newest_patch(minor: u32) -> Option<u32> {
+    FINAL_PATCHES
+        .iter()
+        .find(|(final_minor, _)| *final_minor == minor)
+        .map(|(_, patch)| *patch)
+        .or_else(|| super::rke2::newest_kubernetes_patch(minor))
+}
+
 pub fn oldest() -> &'static KubernetesRelease {
     &RELEASES[0]
 }
@@ -556,6 +585,13 @@ pub fn resolve(version: &Release) -> Resolved {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_newest_patch_comes_from_the_final_ones_then_rke2s_tags() {
+        assert_eq!(newest_patch(24), Some(17));
+        assert_eq!(newest_patch(33), Some(13));
+        assert_eq!(newest_patch(37), None);
+    }
+
     use super::*;
 
     #[test]

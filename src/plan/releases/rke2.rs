@@ -1011,6 +1011,15 @@ pub fn first_supported_on_windows(minor: u32) -> Option<String> {
         .map(|row| format!("v1.{minor}.{}+rke2r{}", row.from.0, row.from.1))
 }
 
+/// The newest Kubernetes patch of a minor RKE2 released (its tags follow Kubernetes' patches).
+pub fn newest_kubernetes_patch(minor: u32) -> Option<u32> {
+    RELEASES
+        .iter()
+        .filter(|row| row.minor == minor)
+        .map(|row| row.to.0)
+        .max()
+}
+
 /// The first release of a minor with `cni: flannel`, if any.
 pub fn first_with_flannel(minor: u32) -> Option<String> {
     RELEASES
