@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 const EXAMPLE: &str = include_str!("../examples/kubeadm-1.33-vxlan-windows.yaml");
 
 /// Windows Server 2019 (updated past every feature the table gates on a revision), 2022 and 2025.
-const BUILDS: [&str; 3] = ["10.0.17763.6293", "10.0.20348.2700", "10.0.26100.1742"];
+const BUILDS: [&str; 3] = ["10.0.17763.6293", "10.0.20348.2762", "10.0.26100.6899"];
 
 /// The first minor of the HostProcess path without dockershim.
 const FIRST_MINOR: u32 = 24;
@@ -28,7 +28,7 @@ fn spec_text(row: &KubernetesRelease, line: &ContainerdLine, build: &str) -> Str
             "version: \"1.33.4\"",
             format!("version: \"1.{}.0\"", row.minor),
         ),
-        ("build: \"10.0.20348.2700\"", format!("build: \"{build}\"")),
+        ("build: \"10.0.20348.2762\"", format!("build: \"{build}\"")),
         ("version: 1.7.34", format!("version: {}", line.newest)),
     ];
     let mut text = EXAMPLE.to_string();

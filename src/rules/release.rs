@@ -1,9 +1,13 @@
-//! HG319: a Kubernetes release the release table does not know ([`crate::plan::releases`]).
+//! HG319: a Kubernetes release the release table does not know ([`crate::plan::releases`]);
+//! HG320: a pinned release with a known bug ([`crate::plan::releases::advisories`]).
 
+use super::windows::declared_builds;
 use super::{Context, declare_rules};
 use crate::diagnostic::{Diagnostic, value};
+use crate::plan::releases::advisories::{self, Advisory, Affected, Certainty, Scope};
 use crate::plan::releases::kubernetes::{self, Known};
 use crate::plan::version::Release;
+use crate::spec::Backend;
 
 declare_rules! {
     /// ### What it checks
@@ -29,6 +33,27 @@ declare_rules! {
     /// kubernetes/kubernetes `CHANGELOG/`; kubernetes.io "Releases"; rancher/rke2 tags; kubernetes/enhancements
     /// KEP-4033 (containerd 1.x refused from 1.38); kubernetes PR #142125 (gate removal).
     KUBERNETES_RELEASE_UNKNOWN = ("HG319", "kubernetes-release-unknown", Error, Some(check_release_known));
+
+    /// ### What it checks
+    /// The pinned releases against hybridgen's advisory table: `flannel.version` where the
+    /// Windows nodes run that flanneld (kubeadm; RKE2 bundles its own, HG602), and each Windows
+    /// node's build revision. An error where the bug is shown for this setup, a warning where it
+    /// is shown on a related one.
+    ///
+    /// ### Why it matters
+    /// These releases plan and render like any other and then leave Windows nodes without a
+    /// network: flannel v0.25.3's Windows vxlan backend gives up waiting for an interface that
+    /// is there, and Windows Server 2022's July to September 2024 updates broke container
+    /// networking on Kubernetes until the October 2024 update.
+    ///
+    /// ### Fix
+    /// Use the release the message names as fixed: flannel `v0.25.4` or later, or update the
+    /// Windows nodes to the fixing update's revision and write it in `windows.build`.
+    ///
+    /// ### References
+    /// flannel-io/flannel 727fc083 and 42601e98; rancher/rke2#6171; microsoft/Windows-Containers#516;
+    /// KB5044281; projectcalico/calico#9019.
+    KNOWN_BROKEN_RELEASE = ("HG320", "known-broken-release", Error, Some(check_advisories));
 }
 
 fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
@@ -100,4 +125,60 @@ fn check_patch_known(context: &Context, version: &Release, found: &mut Vec<Diagn
         ))
         .warning(),
     );
+}
+
+fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if !plan.has_windows() {
+        return;
+    }
+    let scope = match plan.flannel.backend {
+        Backend::Vxlan => Scope::WindowsVxlan,
+        Backend::HostGw => Scope::Windows,
+    };
+    // On RKE2 the Windows flanneld is RKE2's own (HG602), not `flannel.version`.
+    let release = plan
+        .flannel
+        .release
+        .as_ref()
+        .filter(|_| plan.rke2.is_none());
+    if let Some(release) = release {
+        for advisory in advisories::flannel(release.row.version, scope) {
+            let message = format!("flannel {}: {}", release.tag, advisory.effect);
+            found.push(advisory_finding(
+                advisory,
+                value("/flannel/version"),
+                message,
+            ));
+        }
+    }
+    for (pointer, build) in declared_builds(plan) {
+        for advisory in advisories::windows_build(build, scope) {
+            let message = format!("Windows build {build}: {}", advisory.effect);
+            found.push(advisory_finding(advisory, value(pointer.clone()), message));
+        }
+    }
+}
+
+fn advisory_finding(
+    advisory: &Advisory,
+    location: crate::diagnostic::Location,
+    message: String,
+) -> Diagnostic {
+    let help = match advisory.affected {
+        Affected::Flannel { fixed, .. } => format!("use flannel `v{fixed}` or later"),
+        Affected::WindowsRevisions {
+            build,
+            fixed,
+            update,
+            ..
+        } => format!("install {update} or later and write `10.0.{build}.{fixed}`"),
+    };
+    let finding = Diagnostic::new(&KNOWN_BROKEN_RELEASE, location, message)
+        .label(format!("known bug: {}", advisory.reference))
+        .help(help);
+    match advisory.certainty {
+        Certainty::Breaks => finding,
+        Certainty::MayBreak => finding.warning(),
+    }
 }

@@ -106,7 +106,7 @@ declare_rules! {
     /// release images or documented support yet, and Rancher's investigation of it is open.
     ///
     /// ### Fix
-    /// Run the Windows nodes on Windows Server 2022 (`"10.0.20348.2700"` or later) or 2019.
+    /// Run the Windows nodes on Windows Server 2022 (`"10.0.20348.2762"` or later) or 2019.
     ///
     /// ### References
     /// docs.rke2.io "Requirements" (Windows Server 2019 LTSC, 2022 LTSC); rancher/rancher#50915.
@@ -664,7 +664,7 @@ fn check_windows_builds(context: &Context, found: &mut Vec<Diagnostic>) {
                 ),
             )
             .label("not validated by RKE2")
-            .help("run the Windows nodes on Windows Server 2022, e.g. `\"10.0.20348.2700\"`"),
+            .help("run the Windows nodes on Windows Server 2022, e.g. `\"10.0.20348.2762\"`"),
         );
     }
 }

@@ -13,7 +13,7 @@ metadata: {name: hybrid}
 kubernetes: {version: "1.31.4", distribution: rke2}
 network: {clusterCidr: 10.42.0.0/16, serviceCidr: 10.43.0.0/16}
 flannel: {backend: vxlan}
-windows: {build: "10.0.20348.2700"}
+windows: {build: "10.0.20348.2762"}
 nodes:
   - {name: server-0, os: linux, roles: [controlplane, etcd], address: 192.168.10.10}
   - {name: server-1, os: linux, roles: [controlplane, etcd, worker], address: 192.168.10.11}
