@@ -11,7 +11,7 @@ use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
 use crate::plan::rke2::Rke2Plan;
 use crate::plan::rke2_keys::{self, Scope};
 use crate::plan::version::Release;
-use crate::spec::{Backend, ConfigKeys, Spec};
+use crate::spec::{Backend, ConfigKeys, Role, Spec};
 use serde_json::Value;
 
 declare_rules! {
@@ -43,9 +43,12 @@ declare_rules! {
     /// ### Why it matters
     /// The April and May 2024 releases bundle a flannel chart whose Linux VNI defaults to 1 while
     /// Windows agents use 4096, so Linux and Windows pods cannot reach each other
-    /// (rancher/rke2#5952), and a Windows flanneld (v0.25.1) with which Windows pods get no network
-    /// (rancher/rke2#6171). The rendered chart values set VNI 4096, but the Windows flanneld stays
-    /// broken. The February and March releases predate the Windows fixes of April 2024.
+    /// (rancher/rke2#5952); the rendered chart values set VNI 4096, but any values that replace
+    /// them (Rancher's, a hand edit) bring 1 back. The February and March releases predate the
+    /// Windows fixes of April 2024. (rancher/rke2#6171, Windows pods without a network, was flannel
+    /// v0.25.3's inverted readiness check in June 2024 development builds, fixed by v0.25.4 before
+    /// a release shipped it: the April and May releases bundle v0.25.1, whose check is right;
+    /// HG320 covers v0.25.3 where `flannel.version` pins it.)
     ///
     /// ### Fix
     /// Use the June 2024 release of the minor or later: v1.27.15, v1.28.11, v1.29.6, v1.30.2, or
@@ -53,7 +56,8 @@ declare_rules! {
     ///
     /// ### References
     /// rancher/rke2#5952 (backports #5994, #5995, #5997) and rancher/rke2-charts PR #462;
-    /// rancher/rke2#6171 and PR #6172; rancher/rke2 PRs #5661, #5666, #5667.
+    /// rancher/rke2#6171 and PR #6172; flannel-io/flannel 727fc083 (v0.25.3) and 42601e98 (v0.25.4);
+    /// rancher/rke2 PRs #5661, #5666, #5667.
     RKE2_WINDOWS_FLANNEL_BROKEN = ("HG602", "rke2-windows-flannel-broken", Error, Some(check_windows_release));
 
     /// ### What it checks
@@ -187,7 +191,8 @@ declare_rules! {
 
     /// ### What it checks
     /// On standalone RKE2: each `node-taint` in `rke2.config` or `rke2.serverConfig` against the
-    /// tolerations of the Linux flannel DaemonSet of the release's `rke2-flannel` chart.
+    /// tolerations of the Linux flannel DaemonSet of the release's `rke2-flannel` chart. With
+    /// Rancher: the taint Rancher gives etcd-only machines (`node-role.kubernetes.io/etcd=true:NoExecute`).
     ///
     /// ### Why it matters
     /// A node with a taint flannel's DaemonSet does not tolerate gets no flannel pod: no CNI
@@ -252,10 +257,11 @@ fn check_server_address(context: &Context, found: &mut Vec<Diagnostic>) {
     );
 }
 
+/// The taint Rancher gives a machine with the `etcd` role alone (rancher/rancher
+/// `pkg/capr/planner/planner.go` `getTaints`).
+const RANCHER_ETCD_TAINT: &str = "node-role.kubernetes.io/etcd=true:NoExecute";
+
 fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {
-    if context.spec.rancher.is_some() {
-        return;
-    }
     let Some(bundled) = rke2_of(context)
         .and_then(|rke2| rke2.release.as_ref().ok())
         .and_then(|release| release.flannel())
@@ -263,6 +269,10 @@ fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     };
     let line = bundled.chart_line();
+    if context.spec.rancher.is_some() {
+        check_rancher_etcd_taint(context, bundled.chart, line.tolerations, found);
+        return;
+    }
     for (field, _, map) in config_maps(context.spec) {
         let Some(Value::Array(taints)) = map.get("node-taint").map(|setting| &setting.0) else {
             continue;
@@ -288,6 +298,38 @@ fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// With Rancher, hybridgen writes no taint: Rancher taints etcd-only machines itself, and the
+/// February and March 2024 charts tolerate no `NoExecute` taint (rancher/rke2#5629).
+fn check_rancher_etcd_taint(
+    context: &Context,
+    chart: Release,
+    tolerations: &[rke2_releases::Toleration],
+    found: &mut Vec<Diagnostic>,
+) {
+    if rke2_releases::taint_tolerated(tolerations, RANCHER_ETCD_TAINT) != Some(false) {
+        return;
+    }
+    let etcd_only = context
+        .spec
+        .nodes
+        .iter()
+        .position(|node| node.roles.as_slice() == [Role::Etcd]);
+    let Some(index) = etcd_only else {
+        return;
+    };
+    found.push(
+        Diagnostic::new(
+            &RKE2_FLANNEL_TAINT_UNTOLERATED,
+            value(node_pointer(index, "roles")),
+            format!(
+                "Rancher taints etcd-only machines `{RANCHER_ETCD_TAINT}`, which the `rke2-flannel` chart v{chart} does not tolerate: they get no flannel and stay NotReady"
+            ),
+        )
+        .label("etcd only")
+        .help("use an RKE2 release of June 2024 or later, e.g. `v1.28.11+rke2r1`, or give the node the `worker` role too"),
+    );
 }
 
 fn rke2_of<'a>(context: &'a Context) -> Option<&'a Rke2Plan> {

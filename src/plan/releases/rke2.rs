@@ -147,8 +147,9 @@ pub enum WindowsFlannel {
     /// The February and March 2024 releases (flanneld v0.24.2): the first with flannel on Windows,
     /// before the fixes of April 2024 (rancher/rke2 PRs #5661, #5666, #5667).
     Early,
-    /// The April and May 2024 releases (flanneld v0.25.1): Windows pods get no network
-    /// (rancher/rke2#6171, fixed by flanneld v0.25.4 in rancher/rke2 PR #6172).
+    /// The April and May 2024 releases (flanneld v0.25.1), whose chart defaults the Linux VNI to 1
+    /// while Windows uses 4096 (rancher/rke2#5952). rancher/rke2#6171 (fixed by flanneld v0.25.4
+    /// in rancher/rke2 PR #6172) was v0.25.3's bug in June 2024 development builds, not v0.25.1's.
     Broken,
     /// June 2024 (flanneld v0.25.4) and later.
     Supported,
