@@ -18,9 +18,9 @@ declare_rules! {
     /// ### What it checks
     /// With `distribution: rke2`: that `kubernetes.version` names an RKE2 release with the flannel
     /// CNI — `MAJOR.MINOR.PATCH`, or with RKE2's suffix `+rke2r<N>` — from the February 2024
-    /// releases on: v1.26.14, v1.27.11, v1.28.7, v1.29.2 and every later minor. A warning for a
-    /// release hybridgen's table does not hold (one RKE2 did not publish, or newer than the
-    /// table): what the nearest release bundles is assumed.
+    /// releases on: v1.26.14, v1.27.11, v1.28.7, v1.29.2 and every later minor. An error for a
+    /// release between those the table holds, which RKE2 never published (`v1.34.0`); a warning
+    /// for one newer than the table, where what the nearest release bundles is assumed.
     ///
     /// ### Why it matters
     /// hybridgen writes `cni: flannel` for every server; a release before flannel was added has no
@@ -381,6 +381,21 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
                 }),
             );
         }
+        Ok(release) if !release.known && !release.after_table => found.push(
+            Diagnostic::new(
+                &RKE2_RELEASE_UNSUPPORTED,
+                value("/kubernetes/version"),
+                format!(
+                    "RKE2 {} was never published: it falls between the releases hybridgen knows, so its installer and images do not exist",
+                    release.tag
+                ),
+            )
+            .label("no such release")
+            .help(format!(
+                "write a published release (github.com/rancher/rke2/releases), e.g. `{}`",
+                rke2_releases::newest()
+            )),
+        ),
         Ok(release) if !release.known => found.push(
             Diagnostic::new(
                 &RKE2_RELEASE_UNSUPPORTED,

@@ -966,6 +966,10 @@ pub struct Resolved {
     pub tag: String,
     /// Whether a range of the table holds the release.
     pub known: bool,
+    /// Whether the release is newer than every release of its minor the table holds (or of a
+    /// newer minor): it may have been published since. An unknown release that is not is a gap
+    /// between published ones, which RKE2 never released.
+    pub after_table: bool,
 }
 
 impl Resolved {
@@ -996,7 +1000,18 @@ pub fn resolve(release: Release, revision: u32) -> Resolved {
     let known = row.is_some_and(|row| {
         row.minor == release.minor && row.from <= position && position <= row.to
     });
-    Resolved { row, tag, known }
+    let newest_of_minor = RELEASES
+        .iter()
+        .filter(|row| row.minor == release.minor)
+        .map(|row| row.to)
+        .max();
+    let after_table = release.major == 1 && newest_of_minor.is_none_or(|to| position > to);
+    Resolved {
+        row,
+        tag,
+        known,
+        after_table,
+    }
 }
 
 /// The first release of a minor whose Windows agents run a supported flannel, if any.
@@ -1042,6 +1057,15 @@ mod tests {
 
     fn at(text: &str, revision: u32) -> Resolved {
         resolve(Release::parse(text).unwrap(), revision)
+    }
+
+    #[test]
+    fn a_gap_between_known_releases_is_not_after_the_table() {
+        let gap = at("1.34.0", 1);
+        assert!(!gap.known && !gap.after_table);
+        assert!(at("1.36.4", 1).after_table);
+        assert!(at("1.37.0", 1).after_table);
+        assert!(at("1.33.5", 1).known);
     }
 
     #[test]
