@@ -360,6 +360,14 @@ mod tests {
     }
 
     #[test]
+    fn every_asset_cites_the_upstream_file_that_names_it() {
+        for asset in ASSETS {
+            let source = asset.source();
+            assert!(source.contains('/') || source.contains('"'), "{asset:?}");
+        }
+    }
+
+    #[test]
     fn the_pinned_releases_are_in_the_table() {
         assert!(Asset::CniPluginsWindows.lists(pins::CNI_PLUGINS));
         assert!(Asset::WindowsCni.lists(pins::WINDOWS_CNI));

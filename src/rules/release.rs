@@ -1,10 +1,13 @@
 //! HG319: a Kubernetes release the release table does not know ([`crate::plan::releases`]);
-//! HG320: a pinned release with a known bug ([`crate::plan::releases::advisories`]).
+//! HG320: a pinned release with a known bug ([`crate::plan::releases::advisories`]); HG321: a
+//! release whose downloads the download table cannot name ([`crate::plan::downloads`]).
 
 use super::windows::declared_builds;
 use super::{Context, declare_rules};
 use crate::diagnostic::{Diagnostic, value};
+use crate::plan::downloads::Asset;
 use crate::plan::releases::advisories::{self, Advisory, Affected, Certainty, Scope};
+use crate::plan::releases::containerd;
 use crate::plan::releases::kubernetes::{self, Known};
 use crate::plan::version::Release;
 use crate::spec::Backend;
@@ -54,6 +57,23 @@ declare_rules! {
     /// flannel-io/flannel 727fc083 and 42601e98; rancher/rke2#6171; microsoft/Windows-Containers#516;
     /// KB5044281; projectcalico/calico#9019.
     KNOWN_BROKEN_RELEASE = ("HG320", "known-broken-release", Error, Some(check_advisories));
+
+    /// ### What it checks
+    /// On the HostProcess path: that every file `join.ps1` and the image recipe download is a
+    /// release hybridgen's download table lists — containerd (a patch no newer than its line's
+    /// newest), crictl, the CNI plugins. Kubernetes' own binaries are HG319's, flanneld HG210's.
+    ///
+    /// ### Why it matters
+    /// A release the table does not list is one nothing has shown to be published under the name
+    /// the scripts ask for: the download 404s on the node or the build host, after `plan` and
+    /// `render` said nothing.
+    ///
+    /// ### Fix
+    /// Pin a release the message names, or check that the release exists upstream.
+    ///
+    /// ### References
+    /// containerd/containerd releases and `RELEASES.md`; kubernetes-sigs/cri-tools releases.
+    DOWNLOAD_UNLISTED = ("HG321", "download-unlisted", Warning, Some(check_downloads));
 }
 
 fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
@@ -181,4 +201,47 @@ fn advisory_finding(
         Certainty::Breaks => finding,
         Certainty::MayBreak => finding.warning(),
     }
+}
+
+fn check_downloads(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Some(windows) = plan.windows.as_ref() else {
+        return;
+    };
+    if plan.windows_setup != Some(crate::plan::WindowsSetup::HostProcess) {
+        return;
+    }
+    let Ok(containerd) = &windows.containerd_version else {
+        return;
+    };
+    let written = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.containerd.as_ref())
+        .is_some_and(|containerd| containerd.version.is_some());
+    let pointer = if written {
+        "/windows/containerd/version"
+    } else {
+        "/kubernetes/version"
+    };
+    let release = containerd.to_string();
+    let line = containerd::resolve(containerd);
+    // A line the table lacks is HG318's to name.
+    if !line.known || Asset::Containerd.lists(&release) {
+        return;
+    }
+    let newest = line.row.newest;
+    found.push(
+        Diagnostic::new(
+            &DOWNLOAD_UNLISTED,
+            value(pointer),
+            format!(
+                "containerd {release} is not a release hybridgen's download table lists (the newest of its line it knows is {newest}): `join.ps1` would download `{}`",
+                Asset::Containerd.download(&release).url
+            ),
+        )
+        .label("release not known to be published")
+        .help(format!("pin a published release, e.g. `{newest}`, or check that {release} exists")),
+    );
 }

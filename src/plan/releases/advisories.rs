@@ -121,6 +121,16 @@ mod tests {
     }
 
     #[test]
+    fn every_advisory_cites_a_public_source() {
+        for advisory in ADVISORIES {
+            assert!(advisory.source.contains('/'), "{advisory:?}");
+            assert!(
+                advisory.source.contains(advisory.reference) || advisory.reference.contains('/')
+            );
+        }
+    }
+
+    #[test]
     fn flannel_v0_25_3_breaks_windows_vxlan_and_v0_25_4_does_not() {
         let hits = |version| flannel(Release::parse(version).unwrap(), Scope::WindowsVxlan).count();
         assert_eq!(hits("v0.25.3"), 1);
