@@ -86,8 +86,10 @@ declare_rules! {
     /// `flannel.version`, `networkName` and `macPrefix` (the release decides flannel, Windows
     /// agents name the network `flannel.4096`), the Windows runtime, containerd, HostProcess,
     /// join and image settings (the RKE2 agent embeds containerd and runs flanneld and kube-proxy
-    /// itself), and adapter names (RKE2 binds flannel to the node's address); on RKE1, the
-    /// kubeadm join and HostProcess settings (Rancher's agent joins the Windows nodes).
+    /// itself), and adapter names (RKE2 binds the Windows flanneld to `node-ip`; on standalone
+    /// RKE2 the rendered chart values bind the Linux one with `--iface-regex` on the planned
+    /// addresses); on RKE1, the kubeadm join and HostProcess settings (Rancher's agent joins the
+    /// Windows nodes).
     ///
     /// ### Why it matters
     /// A setting that nothing reads looks like it configures the cluster when it does not: a VNI

@@ -269,8 +269,34 @@ pub(crate) fn flannel_values(plan: &Plan) -> Result<Value, RenderError> {
     Ok(json!({ "flannel": flannel }))
 }
 
+/// The Linux flanneld's arguments: the chart's own two (Helm replaces a list, so they are
+/// repeated: rancher/rke2-charts `charts/rke2-flannel/*/values.yaml` `flannel.args`) and
+/// `--iface-regex` on the planned Linux addresses, so that each node announces the interface that
+/// holds its planned address rather than the default route's. RKE2 passes `--iface=<node-ip>` to
+/// the Windows flanneld only (rancher/rke2 `pkg/windows/flannel.go`); `flannel-iface` is a dropped
+/// flag. flanneld matches the regex against each interface's addresses before its name
+/// (flannel-io/flannel `Documentation/configuration.md`, `--iface-regex`).
+fn linux_flanneld_args(plan: &Plan) -> Vec<String> {
+    let addresses: Vec<String> = plan
+        .nodes
+        .iter()
+        .filter(|node| node.os == Os::Linux)
+        .filter_map(|node| node.address.as_ref().ok())
+        .map(|address| address.to_string().replace('.', "\\."))
+        .collect();
+    let mut args = vec!["--ip-masq".to_string(), "--kube-subnet-mgr".to_string()];
+    if !addresses.is_empty() {
+        args.push(format!("--iface-regex=^({})$", addresses.join("|")));
+    }
+    args
+}
+
 fn helm_chart_config(plan: &Plan) -> Result<String, RenderError> {
-    let values = super::yaml::document(&flannel_values(plan)?);
+    let mut values = flannel_values(plan)?;
+    if let Some(flannel) = values.get_mut("flannel").and_then(Value::as_object_mut) {
+        flannel.insert("args".into(), json!(linux_flanneld_args(plan)));
+    }
+    let values = super::yaml::document(&values);
     let object = json!({
         "apiVersion": "helm.cattle.io/v1",
         "kind": "HelmChartConfig",

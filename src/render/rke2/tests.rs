@@ -134,6 +134,17 @@ fn the_chart_values_follow_the_release() {
     };
     let current = values("1.31.4");
     assert_eq!(current["flannel"]["backend"], "vxlan");
+    // Linux flanneld announces the interface holding the planned address, not the default route's.
+    let args: Vec<&str> = current["flannel"]["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|arg| arg.as_str().unwrap())
+        .collect();
+    assert_eq!(args[..2], ["--ip-masq", "--kube-subnet-mgr"]);
+    let regex = args[2].strip_prefix("--iface-regex=").unwrap();
+    assert!(regex.contains(r"192\.168\.10\.10"), "{regex}");
+    assert!(!regex.contains("30"), "no Windows address: {regex}");
     assert_eq!(current["flannel"]["vni"], 4096);
     assert_eq!(current["flannel"]["backendPort"], 4789);
     // The February 2024 chart reads the VXLAN port from another key (rancher/rke2-charts #424).
