@@ -68,6 +68,17 @@ fn init_node(plan: &Plan) -> Option<(&str, Ipv4Addr)> {
         .find_map(|node| Some((node.name.as_str(), *node.address.as_ref().ok()?)))
 }
 
+/// The API endpoint the other nodes join: the external one, else the init node's address and
+/// the API server's port.
+pub fn join_endpoint(plan: &Plan) -> Option<(Ipv4Addr, u16)> {
+    let (_, address) = init_node(plan)?;
+    let port = plan
+        .windows
+        .as_ref()
+        .map_or(pins::API_SERVER_PORT, |windows| windows.api_server_port);
+    Some(external_endpoint(plan, address).unwrap_or((address, port)))
+}
+
 /// The API endpoint the nodes are given (`windows.controlPlane.address` and `.port`) when it is
 /// not the init node's own address: a load balancer or VIP, which kubeadm must know as
 /// `controlPlaneEndpoint` and put in the serving certificate, or every join fails TLS
