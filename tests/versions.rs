@@ -29,7 +29,7 @@ fn spec_text(row: &KubernetesRelease, line: &ContainerdLine, build: &str) -> Str
             format!("version: \"1.{}.0\"", row.minor),
         ),
         ("build: \"10.0.20348.2762\"", format!("build: \"{build}\"")),
-        ("version: 1.7.34", format!("version: {}", line.newest)),
+        ("version: 2.0.11", format!("version: {}", line.newest)),
     ];
     let mut text = EXAMPLE.to_string();
     for (from, to) in edits {
