@@ -88,6 +88,26 @@ declare_rules! {
     /// Amazon VPC quotas ("Routes per route table"); Azure networking limits ("Routes per route
     /// table"); Google Cloud VPC quotas ("Routes").
     ROUTE_TABLE_LIMIT = ("HG405", "route-table-limit", Warning, Some(check_route_limit));
+
+    /// ### What it checks
+    /// On kubeadm: `windows.controlPlane.address` against the nodes. An error when it is the
+    /// address of a node that runs no API server (a worker, or a Windows node); a warning when it
+    /// is no node's address, which `render` then gives kubeadm as `controlPlaneEndpoint` and as a
+    /// certificate SAN.
+    ///
+    /// ### Why it matters
+    /// Windows flanneld, kube-proxy and `kubeadm join` reach the API there. On a worker nothing
+    /// listens on the API port, so every Windows join fails; an address that is no node's must be
+    /// a load balancer or VIP you run, forwarding to the control-plane nodes' API servers.
+    ///
+    /// ### Fix
+    /// Set it to a control-plane node's address, or to the load balancer's and make sure it
+    /// forwards the port to every control-plane node.
+    ///
+    /// ### References
+    /// kubernetes.io "Creating Highly Available Clusters with kubeadm" (`controlPlaneEndpoint`,
+    /// load balancer); kubeadm `ClusterConfiguration` (`apiServer.certSANs`).
+    API_ADDRESS_UNSERVED = ("HG406", "api-address-unserved", Error, Some(check_api_address));
 }
 
 fn linux_nodes_with(spec: &Spec, role: Role) -> bool {
@@ -283,5 +303,63 @@ fn check_route_limit(context: &Context, found: &mut Vec<Diagnostic>) {
             .label("more routes than the default limit")
             .help("request a higher route quota before deploying, or use `backend: vxlan`"),
         );
+    }
+}
+
+fn check_api_address(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if plan.rke2.is_some() || context.spec.rancher.is_some() {
+        return;
+    }
+    let written = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.control_plane.as_ref())
+        .and_then(|control_plane| control_plane.address.as_deref());
+    let (Some(written), Some(windows)) = (written, plan.windows.as_ref()) else {
+        return;
+    };
+    let Some(Ok(address)) = windows.control_plane_address.as_ref() else {
+        return;
+    };
+    let serves = |node: &crate::plan::NodePlan| {
+        node.os == Os::Linux && node.roles.contains(&Role::Controlplane)
+    };
+    let holder = plan
+        .nodes
+        .iter()
+        .position(|node| node.address.as_ref().ok() == Some(address));
+    let pointer = value("/windows/controlPlane/address");
+    match holder {
+        Some(index) if serves(&plan.nodes[index]) => {}
+        Some(index) => found.push(
+            Diagnostic::new(
+                &API_ADDRESS_UNSERVED,
+                pointer,
+                format!(
+                    "`windows.controlPlane.address` {written} is node `{}`, which runs no API server: Windows joins and flanneld would reach nothing there",
+                    plan.nodes[index].name
+                ),
+            )
+            .label("no API server here")
+            .related(value(node_pointer(index, "address")), "this node")
+            .help("set it to a Linux control-plane node's address, or to a load balancer in front of them"),
+        ),
+        None => found.push(
+            Diagnostic::new(
+                &API_ADDRESS_UNSERVED,
+                pointer,
+                format!(
+                    "`windows.controlPlane.address` {written} is no node's address: it is given to kubeadm as `controlPlaneEndpoint`, so a load balancer or VIP must serve it"
+                ),
+            )
+            .label("a load balancer or VIP")
+            .help(format!(
+                "make sure {written}:{} forwards to every control-plane node's API server, or set a control-plane node's address",
+                windows.api_server_port
+            ))
+            .warning(),
+        ),
     }
 }
