@@ -211,7 +211,7 @@ declare_rules! {
     /// rancher/rke2-charts `charts/rke2-flannel/rke2-flannel/*/templates/daemonset.yaml` and
     /// `values.yaml` (`flannel.tolerations`); rancher/rke2#5629 (etcd servers NotReady with
     /// flannel); docs.rke2.io "High Availability" (server node taints).
-    RKE2_FLANNEL_TAINT_UNTOLERATED = ("HG610", "rke2-flannel-taint-untolerated", Error, Some(check_taints));
+    RKE2_FLANNEL_TAINT_UNTOLERATED = ("HG612", "rke2-flannel-taint-untolerated", Error, Some(check_taints));
 
     /// ### What it checks
     /// On standalone RKE2: that `rke2.server` is an IPv4 address.

@@ -107,7 +107,7 @@ declare_rules! {
     /// ### References
     /// kubernetes.io "Creating Highly Available Clusters with kubeadm" (`controlPlaneEndpoint`,
     /// load balancer); kubeadm `ClusterConfiguration` (`apiServer.certSANs`).
-    API_ADDRESS_UNSERVED = ("HG406", "api-address-unserved", Error, Some(check_api_address));
+    API_ADDRESS_UNSERVED = ("HG407", "api-address-unserved", Error, Some(check_api_address));
 }
 
 fn linux_nodes_with(spec: &Spec, role: Role) -> bool {
