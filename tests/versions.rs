@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 const EXAMPLE: &str = include_str!("../examples/kubeadm-1.33-vxlan-windows.yaml");
 
 /// Windows Server 2019 (updated past every feature the table gates on a revision), 2022 and 2025.
-const BUILDS: [&str; 3] = ["10.0.17763.6293", "10.0.20348.2700", "10.0.26100.1742"];
+const BUILDS: [&str; 3] = ["10.0.17763.6293", "10.0.20348.2762", "10.0.26100.6899"];
 
 /// The first minor of the HostProcess path without dockershim.
 const FIRST_MINOR: u32 = 24;
@@ -28,8 +28,8 @@ fn spec_text(row: &KubernetesRelease, line: &ContainerdLine, build: &str) -> Str
             "version: \"1.33.4\"",
             format!("version: \"1.{}.0\"", row.minor),
         ),
-        ("build: \"10.0.20348.2700\"", format!("build: \"{build}\"")),
-        ("version: 1.7.34", format!("version: {}", line.newest)),
+        ("build: \"10.0.20348.2762\"", format!("build: \"{build}\"")),
+        ("version: 2.0.11", format!("version: {}", line.newest)),
     ];
     let mut text = EXAMPLE.to_string();
     for (from, to) in edits {
@@ -321,20 +321,24 @@ fn the_rows_say_what_the_sources_say() {
     let ws2022 = BUILDS[1];
     // Kubernetes 1.35 is the last to support containerd 1.x; 1.36 falls back (RELEASES.md lists
     // 2.3 and 2.2 only).
-    assert!(findings(35, line(1, 7), ws2022).is_empty());
-    assert_eq!(findings(36, line(1, 7), ws2022), BTreeSet::from(["HG318"]));
+    // 1.7 reached its end of life in September 2026 (HG313 warns).
+    assert_eq!(findings(35, line(1, 7), ws2022), BTreeSet::from(["HG313"]));
+    assert_eq!(
+        findings(36, line(1, 7), ws2022),
+        BTreeSet::from(["HG313", "HG318"])
+    );
     assert!(findings(36, line(2, 3), ws2022).is_empty());
     // 1.35 lists 2.2, 2.1 and 1.7, not 2.0; 1.33 lists 2.0.4+.
     assert_eq!(findings(35, line(2, 0), ws2022), BTreeSet::from(["HG318"]));
     assert!(findings(33, line(2, 0), ws2022).is_empty());
     // Windows Server 2019 is listed through 1.34, 2025 from 1.35.
-    assert!(findings(34, line(1, 7), BUILDS[0]).is_empty());
+    assert!(findings(34, line(2, 0), BUILDS[0]).is_empty());
     assert_eq!(
         findings(35, line(1, 7), BUILDS[0]),
-        BTreeSet::from(["HG304"])
+        BTreeSet::from(["HG304", "HG313"])
     );
     assert_eq!(
-        findings(34, line(1, 7), BUILDS[2]),
+        findings(34, line(2, 0), BUILDS[2]),
         BTreeSet::from(["HG304"])
     );
 
@@ -392,7 +396,14 @@ fn each_minor_default_containerd_plans_clean() {
             .collect();
         let checked = hybridgen::pipeline::check("spec.yaml", text.into_bytes());
         let codes: Vec<&str> = checked.diagnostics.iter().map(|d| d.code()).collect();
-        assert!(codes.is_empty(), "1.{}: {codes:?}", row.minor);
+        // A default whose line is past its end of life is named, as a warning, and nothing else.
+        let default_line = containerd::resolve(&row.default_containerd).row;
+        let expected: &[&str] = if default_line.end_of_life.is_some() {
+            &["HG313"]
+        } else {
+            &[]
+        };
+        assert_eq!(codes, expected, "1.{}", row.minor);
         let plan = checked.plan.unwrap();
         let windows = plan.windows.unwrap();
         assert_eq!(

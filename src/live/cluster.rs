@@ -148,9 +148,12 @@ pub struct LiveDaemonSet {
 impl LiveDaemonSet {
     /// Whether the node's taints let this DaemonSet's pods run there.
     pub fn tolerates(&self, node: &LiveNode) -> bool {
-        node.taints
-            .iter()
-            .all(|taint| self.tolerations.iter().any(|t| t.tolerates(taint)))
+        node.taints.iter().all(|taint| self.tolerates_taint(taint))
+    }
+
+    /// Whether one of this DaemonSet's tolerations matches the taint.
+    pub fn tolerates_taint(&self, taint: &Taint) -> bool {
+        self.tolerations.iter().any(|t| t.tolerates(taint))
     }
 }
 

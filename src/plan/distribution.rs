@@ -95,9 +95,9 @@ pub static DISTRIBUTIONS: [Traits; 3] = [
         windows_network: Some("flannel.4096"),
         windows_join: WindowsJoin::Rke2Agent,
         live_configuration: LiveConfiguration::HelmCharts,
-        // A server without the `worker` role is tainted `CriticalAddonsOnly=true:NoExecute`, and
-        // then "the NGINX Ingress and Metrics Server addons will not be deployed" until an
-        // untainted agent joins (docs.rke2.io "High Availability", docs/install/ha.md).
+        // A server without the `worker` role is tainted, and then "the NGINX Ingress and Metrics
+        // Server addons will not be deployed" until an untainted agent joins (docs.rke2.io "High
+        // Availability", docs/install/ha.md).
         needs_linux_worker: true,
         end_of_life: None,
     },

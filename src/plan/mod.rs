@@ -5,6 +5,7 @@
 pub mod address;
 pub mod cloud;
 pub mod distribution;
+pub mod downloads;
 pub mod flannel_release;
 pub mod pins;
 pub mod releases;

@@ -20,15 +20,15 @@ pub const DOWNLOAD_IMAGE: &str = "alpine:3.21";
 /// `.sha256` and `.sha512` (containernetworking/plugins `.github/workflows/release.yaml`, v1.9.1).
 pub const CNI_PLUGINS: &str = "v1.9.1";
 
-/// flannel-io/cni-plugin: the first release whose Windows archive
-/// (`cni-plugin-flannel-windows-amd64-<v>.tgz`, with `.sha256`) holds `flannel-amd64.exe` alone
+/// flannel-io/cni-plugin: the first release whose Windows archive (named in
+/// [`super::downloads`], with `.sha256`) holds `flannel-amd64.exe` alone
 /// (flannel-io/cni-plugin `scripts/package.sh` from v1.2.0; before, it held every architecture's
 /// build). A flannel release whose own CNI plugin is older gets this one on Windows.
 pub const FIRST_WINDOWS_FLANNEL_CNI_ARCHIVE: &str = "v1.2.0";
 
 /// microsoft/windows-container-networking: `sdnoverlay.exe` (vxlan) and `sdnbridge.exe`
-/// (host-gw), published as `windows-container-networking-cni-amd64-<v>.zip` with `.sha512`
-/// (its `Makefile` target `release` and `.github/workflows/release.yml`, v0.3.1).
+/// (host-gw), published as `windows-container-networking-cni-amd64-0.3.1.zip` with `.sha512` —
+/// the release workflow of v0.3.1 dropped the tag's `v` (see [`super::downloads`]).
 pub const WINDOWS_CNI: &str = "v0.3.1";
 
 /// The CNI versions the bundled `sdnoverlay`/`sdnbridge` accept (microsoft/windows-container-networking

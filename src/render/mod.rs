@@ -132,6 +132,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/windows/flannel.Dockerfile.j2"),
     ),
     (
+        "windows/download-stage.j2",
+        include_str!("../../templates/windows/download-stage.j2"),
+    ),
+    (
         "windows/kube-proxy.Dockerfile.j2",
         include_str!("../../templates/windows/kube-proxy.Dockerfile.j2"),
     ),

@@ -7,7 +7,7 @@ use crate::diagnostic::{Diagnostic, key, value};
 use crate::plan::releases::kubernetes::{self, ContainerdOne};
 use crate::plan::releases::windows::{Has, Update};
 use crate::plan::releases::{self, MountLayout, containerd};
-use crate::plan::version::WindowsBuild;
+use crate::plan::version::{Release, WindowsBuild};
 use crate::plan::{Plan, WindowsPlan, WindowsSetup, pins};
 use crate::spec::{Backend, Runtime};
 use std::collections::BTreeSet;
@@ -71,15 +71,19 @@ declare_rules! {
     HOSTPROCESS_IMAGES_MISSING = ("HG312", "hostprocess-images-missing", Error, Some(check_images));
 
     /// ### What it checks
-    /// `windows.containerd.version` on the HostProcess path: an error before 1.6, a warning for a
-    /// line that has reached its end of life (1.6 on 2025-08-23, 2.1 on 2026-07-03).
+    /// The containerd of the HostProcess path, written in `windows.containerd.version` or the
+    /// Kubernetes minor's default: an error before 1.6, a warning for a line that has reached its
+    /// end of life (1.6 on 2025-08-23, 2.1 on 2026-07-03, 1.7 in September 2026, 2.2 on
+    /// 2026-11-06).
     ///
     /// ### Why it matters
     /// containerd runs HostProcess containers from 1.6. A line past its end of life gets no more
     /// fixes, security fixes included.
     ///
     /// ### Fix
-    /// Use a maintained line (leave `version` out for the default of the Kubernetes minor).
+    /// Use a maintained line (leave `version` out for the default of the Kubernetes minor). Where
+    /// the default itself is past its end of life, the minor lists no maintained line: move to a
+    /// newer Kubernetes minor, or pin a maintained line and check HG318.
     ///
     /// ### References
     /// kubernetes/website "Create a Windows HostProcess Pod" (prerequisites); containerd/containerd
@@ -408,13 +412,14 @@ fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
     let Some(windows) = host_process(context.plan) else {
         return;
     };
-    let (true, Ok(version), Some(line)) = (
-        containerd_written(context),
-        &windows.containerd_version,
-        &windows.containerd_line,
-    ) else {
+    let (Ok(version), Some(line)) = (&windows.containerd_version, &windows.containerd_line) else {
         return;
     };
+    let written = containerd_written(context);
+    if !written {
+        check_default_containerd(version, line, found);
+        return;
+    }
     let pointer = value("/windows/containerd/version");
     let oldest = containerd::oldest();
     let default = context
@@ -441,7 +446,7 @@ fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
                 &CONTAINERD_TOO_OLD,
                 pointer,
                 format!(
-                    "containerd {} reached its end of life on {day}: {version} gets no more fixes",
+                    "containerd {} reached its end of life ({day}): {version} gets no more fixes",
                     line.row.name()
                 ),
             )
@@ -450,6 +455,31 @@ fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
             .warning(),
         );
     }
+}
+
+/// The minor's default containerd, when its line has reached its end of life: the nodes get it
+/// without the spec naming it, so the finding points at the Kubernetes version that chose it.
+fn check_default_containerd(
+    version: &Release,
+    line: &containerd::Resolved,
+    found: &mut Vec<Diagnostic>,
+) {
+    let (true, Some(day)) = (line.known, line.row.end_of_life) else {
+        return;
+    };
+    found.push(
+        Diagnostic::new(
+            &CONTAINERD_TOO_OLD,
+            value("/kubernetes/version"),
+            format!(
+                "the default containerd of this Kubernetes minor, {version}, is of line {}, which reached its end of life ({day}) and gets no more fixes",
+                line.row.name()
+            ),
+        )
+        .label("its default containerd is past end of life")
+        .help("move to a Kubernetes minor whose default containerd is maintained, or pin a maintained line in `windows.containerd.version`")
+        .warning(),
+    );
 }
 
 fn check_mount_layout(context: &Context, found: &mut Vec<Diagnostic>) {

@@ -169,19 +169,25 @@ declare_rules! {
     /// node that they do not tolerate), the Windows ones (`*-windows`) not onto Linux, and no
     /// DaemonSet reports misscheduled pods. Transient taints (`node.kubernetes.io/not-ready`,
     /// `unreachable`, ..., `node.cloudprovider.kubernetes.io/uninitialized`) keep nothing off.
+    /// And on every cluster: that the Linux flannel DaemonSet tolerates each planned Linux
+    /// node's taints.
     ///
     /// ### Why it matters
     /// A Linux DaemonSet on a Windows node crash-loops there and keeps the node from being Ready;
     /// kube-proxy DaemonSets made before kubeadm set a Linux node selector
     /// (kubernetes/kubernetes#76327), old flannel manifests and hand-edited ones carry no OS
-    /// constraint, and kube-proxy tolerates every taint.
+    /// constraint, and kube-proxy tolerates every taint. A Linux node whose taint flannel does
+    /// not tolerate gets no flannel pod and stays NotReady: no rke2-flannel chart tolerates
+    /// `CriticalAddonsOnly=true:NoExecute` (rancher/rke2#5629).
     ///
     /// ### Fix
-    /// Run `patches/apply.sh` from `hybridgen render`, which pins them to Linux.
+    /// Run `patches/apply.sh` from `hybridgen render`, which pins them to Linux; remove a taint
+    /// flannel does not tolerate from the Linux node.
     ///
     /// ### References
     /// Kubernetes "Guide for adding Windows Nodes" (node selectors for Linux DaemonSets);
-    /// Kubernetes "Taints and Tolerations"; kubernetes/kubernetes#76327.
+    /// Kubernetes "Taints and Tolerations"; kubernetes/kubernetes#76327; rancher/rke2-charts
+    /// `charts/rke2-flannel` (`flannel.tolerations`).
     LIVE_DAEMONSET_PLACEMENT = ("HG508", "live-daemonset-placement", Error, Some(check_daemonsets));
 
     /// ### What it checks
@@ -1199,6 +1205,7 @@ fn network_daemonset(name: &str) -> Option<Os> {
 }
 
 fn check_daemonsets(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    check_linux_flannel_tolerated(context, found);
     let live_windows = live_nodes_of(context, Os::Windows);
     if live_windows.is_empty() && !context.plan.has_windows() {
         return;
@@ -1228,6 +1235,57 @@ fn check_daemonsets(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                     Os::Windows => "apply the rendered Windows DaemonSets, whose node selector is `kubernetes.io/os: windows`",
                 }),
         );
+    }
+}
+
+/// Each planned Linux node must take the Linux flannel DaemonSet: a taint it does not tolerate
+/// leaves the node without flannel, NotReady and without routes to other nodes' pods — a
+/// dedicated RKE2 server tainted `CriticalAddonsOnly=true:NoExecute`, which no rke2-flannel chart
+/// tolerates (rancher/rke2#5629).
+fn check_linux_flannel_tolerated(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let linux_flannel = context.cluster.daemonsets.iter().filter(|daemonset| {
+        daemonset.name.starts_with("kube-flannel")
+            && network_daemonset(&daemonset.name) == Some(Os::Linux)
+            && daemonset.schedulable_on.contains(Os::Linux.as_str())
+    });
+    for daemonset in linux_flannel {
+        for (index, planned, live) in matched(context) {
+            if planned.os != Os::Linux {
+                continue;
+            }
+            let untolerated: Vec<String> = live
+                .taints
+                .iter()
+                .filter(|taint| !daemonset.tolerates_taint(taint))
+                .map(|taint| {
+                    let value = if taint.value.is_empty() {
+                        String::new()
+                    } else {
+                        format!("={}", taint.value)
+                    };
+                    format!("`{}{value}:{}`", taint.key, taint.effect)
+                })
+                .collect();
+            if untolerated.is_empty() {
+                continue;
+            }
+            found.push(
+                Diagnostic::new(
+                    &LIVE_DAEMONSET_PLACEMENT,
+                    value(node_pointer(index, "name")),
+                    format!(
+                        "DaemonSet `{}/{}` ({}) cannot schedule onto Linux node `{}`: it does not tolerate its taint {}, so the node has no flannel",
+                        daemonset.namespace,
+                        daemonset.name,
+                        daemonset.source,
+                        live.name,
+                        untolerated.join(", ")
+                    ),
+                )
+                .label("no flannel here")
+                .help("remove the taint from the node (`kubectl taint nodes <node> <key>-`), or use `node-role.kubernetes.io/control-plane:NoSchedule`"),
+            );
+        }
     }
 }
 

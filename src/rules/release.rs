@@ -1,8 +1,16 @@
-//! HG319: a Kubernetes release the release table does not know ([`crate::plan::releases`]).
+//! HG319: a Kubernetes release the release table does not know ([`crate::plan::releases`]);
+//! HG320: a pinned release with a known bug ([`crate::plan::releases::advisories`]); HG321: a
+//! release whose downloads the download table cannot name ([`crate::plan::downloads`]).
 
+use super::windows::declared_builds;
 use super::{Context, declare_rules};
 use crate::diagnostic::{Diagnostic, value};
+use crate::plan::downloads::Asset;
+use crate::plan::releases::advisories::{self, Advisory, Affected, Certainty, Scope};
+use crate::plan::releases::containerd;
 use crate::plan::releases::kubernetes::{self, Known};
+use crate::plan::version::Release;
+use crate::spec::Backend;
 
 declare_rules! {
     /// ### What it checks
@@ -10,7 +18,8 @@ declare_rules! {
     /// warning for the minor after the newest, which may have been released since; an error for a
     /// version that cannot exist yet: two or more minors past the newest (`1.99.0`), or a major
     /// other than 1. Releases before the table are real and not flagged (HG304 says which need
-    /// Windows nodes to wait).
+    /// Windows nodes to wait). A warning, too, for a patch newer than the newest one hybridgen
+    /// knows of its minor (`1.33.99`); RKE2 releases are checked by HG601.
     ///
     /// ### Why it matters
     /// The kubelet flags, kube-proxy feature gates, kubeadm API, default containerd and supported
@@ -24,9 +33,47 @@ declare_rules! {
     /// changelog's Windows notes with what `render` writes.
     ///
     /// ### References
-    /// kubernetes/kubernetes `CHANGELOG/`; kubernetes.io "Releases"; kubernetes/enhancements
+    /// kubernetes/kubernetes `CHANGELOG/`; kubernetes.io "Releases"; rancher/rke2 tags; kubernetes/enhancements
     /// KEP-4033 (containerd 1.x refused from 1.38); kubernetes PR #142125 (gate removal).
     KUBERNETES_RELEASE_UNKNOWN = ("HG319", "kubernetes-release-unknown", Error, Some(check_release_known));
+
+    /// ### What it checks
+    /// The pinned releases against hybridgen's advisory table: `flannel.version` where the
+    /// Windows nodes run that flanneld (kubeadm; RKE2 bundles its own, HG602), and each Windows
+    /// node's build revision. An error where the bug is shown for this setup, a warning where it
+    /// is shown on a related one.
+    ///
+    /// ### Why it matters
+    /// These releases plan and render like any other and then leave Windows nodes without a
+    /// network: flannel v0.25.3's Windows vxlan backend gives up waiting for an interface that
+    /// is there, and Windows Server 2022's July to September 2024 updates broke container
+    /// networking on Kubernetes until the October 2024 update.
+    ///
+    /// ### Fix
+    /// Use the release the message names as fixed: flannel `v0.25.4` or later, or update the
+    /// Windows nodes to the fixing update's revision and write it in `windows.build`.
+    ///
+    /// ### References
+    /// flannel-io/flannel 727fc083 and 42601e98; rancher/rke2#6171; microsoft/Windows-Containers#516;
+    /// KB5044281; projectcalico/calico#9019.
+    KNOWN_BROKEN_RELEASE = ("HG320", "known-broken-release", Error, Some(check_advisories));
+
+    /// ### What it checks
+    /// On the HostProcess path: that every file `join.ps1` and the image recipe download is a
+    /// release hybridgen's download table lists — containerd (a patch no newer than its line's
+    /// newest), crictl, the CNI plugins. Kubernetes' own binaries are HG319's, flanneld HG210's.
+    ///
+    /// ### Why it matters
+    /// A release the table does not list is one nothing has shown to be published under the name
+    /// the scripts ask for: the download 404s on the node or the build host, after `plan` and
+    /// `render` said nothing.
+    ///
+    /// ### Fix
+    /// Pin a release the message names, or check that the release exists upstream.
+    ///
+    /// ### References
+    /// containerd/containerd releases and `RELEASES.md`; kubernetes-sigs/cri-tools releases.
+    DOWNLOAD_UNLISTED = ("HG321", "download-unlisted", Warning, Some(check_downloads));
 }
 
 fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
@@ -37,7 +84,8 @@ fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
     let (oldest, newest) = (kubernetes::oldest().minor, kubernetes::newest().minor);
     let suggestion = format!("1.{newest}.0");
     match resolved.known {
-        Known::Yes | Known::BeforeTable => {}
+        Known::Yes => check_patch_known(context, version, found),
+        Known::BeforeTable => {}
         Known::AfterNewest => found.push(
             Diagnostic::new(
                 &KUBERNETES_RELEASE_UNKNOWN,
@@ -67,4 +115,133 @@ fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
             .help(format!("write the release you run, e.g. `{suggestion}`")),
         ),
     }
+}
+
+/// A patch past the newest of its minor hybridgen knows: a typo, or a release newer than the
+/// table, whose kubelet, kubeadm and kube-proxy downloads 404 if it does not exist.
+fn check_patch_known(context: &Context, version: &Release, found: &mut Vec<Diagnostic>) {
+    if context.plan.rke2.is_some() {
+        return;
+    }
+    let Some(newest) = kubernetes::newest_patch(version.minor) else {
+        return;
+    };
+    if version.patch <= newest {
+        return;
+    }
+    let known = format!("1.{}.{newest}", version.minor);
+    found.push(
+        Diagnostic::new(
+            &KUBERNETES_RELEASE_UNKNOWN,
+            value("/kubernetes/version"),
+            format!(
+                "Kubernetes {version} is newer than the newest 1.{} patch hybridgen knows ({known}): if it was not released, every download of it fails on the node",
+                version.minor
+            ),
+        )
+        .label("no such patch known")
+        .help(format!(
+            "write a released patch, e.g. `{known}`, or check that {version} is on dl.k8s.io"
+        ))
+        .warning(),
+    );
+}
+
+fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if !plan.has_windows() {
+        return;
+    }
+    let scope = match plan.flannel.backend {
+        Backend::Vxlan => Scope::WindowsVxlan,
+        Backend::HostGw => Scope::Windows,
+    };
+    // On RKE2 the Windows flanneld is RKE2's own (HG602), not `flannel.version`.
+    let release = plan
+        .flannel
+        .release
+        .as_ref()
+        .filter(|_| plan.rke2.is_none());
+    if let Some(release) = release {
+        for advisory in advisories::flannel(release.row.version, scope) {
+            let message = format!("flannel {}: {}", release.tag, advisory.effect);
+            found.push(advisory_finding(
+                advisory,
+                value("/flannel/version"),
+                message,
+            ));
+        }
+    }
+    for (pointer, build) in declared_builds(plan) {
+        for advisory in advisories::windows_build(build, scope) {
+            let message = format!("Windows build {build}: {}", advisory.effect);
+            found.push(advisory_finding(advisory, value(pointer.clone()), message));
+        }
+    }
+}
+
+fn advisory_finding(
+    advisory: &Advisory,
+    location: crate::diagnostic::Location,
+    message: String,
+) -> Diagnostic {
+    let help = match advisory.affected {
+        Affected::Flannel { fixed, .. } => format!("use flannel `v{fixed}` or later"),
+        Affected::WindowsRevisions {
+            build,
+            fixed,
+            update,
+            ..
+        } => format!("install {update} or later and write `10.0.{build}.{fixed}`"),
+    };
+    let finding = Diagnostic::new(&KNOWN_BROKEN_RELEASE, location, message)
+        .label(format!("known bug: {}", advisory.reference))
+        .help(help);
+    match advisory.certainty {
+        Certainty::Breaks => finding,
+        Certainty::MayBreak => finding.warning(),
+    }
+}
+
+fn check_downloads(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let Some(windows) = plan.windows.as_ref() else {
+        return;
+    };
+    if plan.windows_setup != Some(crate::plan::WindowsSetup::HostProcess) {
+        return;
+    }
+    let Ok(containerd) = &windows.containerd_version else {
+        return;
+    };
+    let written = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.containerd.as_ref())
+        .is_some_and(|containerd| containerd.version.is_some());
+    let pointer = if written {
+        "/windows/containerd/version"
+    } else {
+        "/kubernetes/version"
+    };
+    let release = containerd.to_string();
+    let line = containerd::resolve(containerd);
+    // A line the table lacks is HG318's to name.
+    if !line.known || Asset::Containerd.lists(&release) {
+        return;
+    }
+    let newest = line.row.newest;
+    found.push(
+        Diagnostic::new(
+            &DOWNLOAD_UNLISTED,
+            value(pointer),
+            format!(
+                "containerd {release} is not a release hybridgen's download table lists (the newest of its line it knows is {newest}): `join.ps1` would download `{}`",
+                Asset::Containerd.download(&release).url
+            ),
+        )
+        .label("release not known to be published")
+        .help(format!("pin a published release, e.g. `{newest}`, or check that {release} exists")),
+    );
 }

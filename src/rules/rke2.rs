@@ -6,21 +6,22 @@ use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::escape;
 use crate::load::escape_pointer_token;
+use crate::plan::address;
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
 use crate::plan::rke2::Rke2Plan;
 use crate::plan::rke2_keys::{self, Scope};
 use crate::plan::version::Release;
-use crate::spec::{Backend, ConfigKeys, Spec};
+use crate::spec::{Backend, ConfigKeys, Role, Spec};
 use serde_json::Value;
 
 declare_rules! {
     /// ### What it checks
     /// With `distribution: rke2`: that `kubernetes.version` names an RKE2 release with the flannel
     /// CNI — `MAJOR.MINOR.PATCH`, or with RKE2's suffix `+rke2r<N>` — from the February 2024
-    /// releases on: v1.26.14, v1.27.11, v1.28.7, v1.29.2 and every later minor. A warning for a
-    /// release hybridgen's table does not hold (one RKE2 did not publish, or newer than the
-    /// table): what the nearest release bundles is assumed.
+    /// releases on: v1.26.14, v1.27.11, v1.28.7, v1.29.2 and every later minor. An error for a
+    /// release between those the table holds, which RKE2 never published (`v1.34.0`); a warning
+    /// for one newer than the table, where what the nearest release bundles is assumed.
     ///
     /// ### Why it matters
     /// hybridgen writes `cni: flannel` for every server; a release before flannel was added has no
@@ -43,9 +44,12 @@ declare_rules! {
     /// ### Why it matters
     /// The April and May 2024 releases bundle a flannel chart whose Linux VNI defaults to 1 while
     /// Windows agents use 4096, so Linux and Windows pods cannot reach each other
-    /// (rancher/rke2#5952), and a Windows flanneld (v0.25.1) with which Windows pods get no network
-    /// (rancher/rke2#6171). The rendered chart values set VNI 4096, but the Windows flanneld stays
-    /// broken. The February and March releases predate the Windows fixes of April 2024.
+    /// (rancher/rke2#5952); the rendered chart values set VNI 4096, but any values that replace
+    /// them (Rancher's, a hand edit) bring 1 back. The February and March releases predate the
+    /// Windows fixes of April 2024. (rancher/rke2#6171, Windows pods without a network, was flannel
+    /// v0.25.3's inverted readiness check in June 2024 development builds, fixed by v0.25.4 before
+    /// a release shipped it: the April and May releases bundle v0.25.1, whose check is right;
+    /// HG320 covers v0.25.3 where `flannel.version` pins it.)
     ///
     /// ### Fix
     /// Use the June 2024 release of the minor or later: v1.27.15, v1.28.11, v1.29.6, v1.30.2, or
@@ -53,7 +57,8 @@ declare_rules! {
     ///
     /// ### References
     /// rancher/rke2#5952 (backports #5994, #5995, #5997) and rancher/rke2-charts PR #462;
-    /// rancher/rke2#6171 and PR #6172; rancher/rke2 PRs #5661, #5666, #5667.
+    /// rancher/rke2#6171 and PR #6172; flannel-io/flannel 727fc083 (v0.25.3) and 42601e98 (v0.25.4);
+    /// rancher/rke2 PRs #5661, #5666, #5667.
     RKE2_WINDOWS_FLANNEL_BROKEN = ("HG602", "rke2-windows-flannel-broken", Error, Some(check_windows_release));
 
     /// ### What it checks
@@ -82,8 +87,10 @@ declare_rules! {
     /// `flannel.version`, `networkName` and `macPrefix` (the release decides flannel, Windows
     /// agents name the network `flannel.4096`), the Windows runtime, containerd, HostProcess,
     /// join and image settings (the RKE2 agent embeds containerd and runs flanneld and kube-proxy
-    /// itself), and adapter names (RKE2 binds flannel to the node's address); on RKE1, the
-    /// kubeadm join and HostProcess settings (Rancher's agent joins the Windows nodes).
+    /// itself), and adapter names (RKE2 binds the Windows flanneld to `node-ip`; on standalone
+    /// RKE2 the rendered chart values bind the Linux one with `--iface-regex` on the planned
+    /// addresses); on RKE1, the kubeadm join and HostProcess settings (Rancher's agent joins the
+    /// Windows nodes).
     ///
     /// ### Why it matters
     /// A setting that nothing reads looks like it configures the cluster when it does not: a VNI
@@ -106,7 +113,7 @@ declare_rules! {
     /// release images or documented support yet, and Rancher's investigation of it is open.
     ///
     /// ### Fix
-    /// Run the Windows nodes on Windows Server 2022 (`"10.0.20348.2700"` or later) or 2019.
+    /// Run the Windows nodes on Windows Server 2022 (`"10.0.20348.2762"` or later) or 2019.
     ///
     /// ### References
     /// docs.rke2.io "Requirements" (Windows Server 2019 LTSC, 2022 LTSC); rancher/rancher#50915.
@@ -207,6 +214,148 @@ declare_rules! {
     /// https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1 (user information); rancher/system-agent
     /// `install.sh` and rancher/wins `install.ps1` (what the registration scripts download and run).
     RANCHER_URL_INSECURE = ("HG610", "rancher-url-insecure", Error, Some(check_rancher_url));
+
+    /// ### What it checks
+    /// On standalone RKE2: each `node-taint` in `rke2.config` or `rke2.serverConfig` against the
+    /// tolerations of the Linux flannel DaemonSet of the release's `rke2-flannel` chart. With
+    /// Rancher: the taint Rancher gives etcd-only machines (`node-role.kubernetes.io/etcd=true:NoExecute`).
+    ///
+    /// ### Why it matters
+    /// A node with a taint flannel's DaemonSet does not tolerate gets no flannel pod: no CNI
+    /// configuration, so it stays NotReady, and no routes to the other nodes' pods. No
+    /// `rke2-flannel` chart tolerates `CriticalAddonsOnly=true:NoExecute`, the taint RKE2's
+    /// documentation suggests for dedicated servers (written for canal, which tolerates it); the
+    /// charts of February and March 2024 tolerate no `NoExecute` taint at all.
+    ///
+    /// ### Fix
+    /// Remove the taint, or use `node-role.kubernetes.io/control-plane:NoSchedule`, which every
+    /// chart tolerates and which hybridgen gives servers without the `worker` role.
+    ///
+    /// ### References
+    /// rancher/rke2-charts `charts/rke2-flannel/rke2-flannel/*/templates/daemonset.yaml` and
+    /// `values.yaml` (`flannel.tolerations`); rancher/rke2#5629 (etcd servers NotReady with
+    /// flannel); docs.rke2.io "High Availability" (server node taints).
+    RKE2_FLANNEL_TAINT_UNTOLERATED = ("HG612", "rke2-flannel-taint-untolerated", Error, Some(check_taints));
+
+    /// ### What it checks
+    /// On standalone RKE2: that `rke2.server` is an IPv4 address.
+    ///
+    /// ### Why it matters
+    /// hybridgen writes the join URL `https://<rke2.server>:9345` into every other node's
+    /// `config.yaml`, and the server certificate's `tls-san` from it, as an address; a DNS name
+    /// (which RKE2's HA guide uses for the fixed registration address) is not written, so
+    /// `render` would have no address to join.
+    ///
+    /// ### Fix
+    /// Write the IPv4 address of the load balancer or first server, e.g. `192.168.10.10`, and add
+    /// the DNS name to `rke2.serverConfig.tls-san` so the certificate holds it too.
+    ///
+    /// ### References
+    /// docs.rke2.io "High Availability" (fixed registration address, `tls-san`); docs.rke2.io
+    /// "Server Configuration Reference" (`server`, `tls-san`).
+    RKE2_SERVER_NOT_AN_ADDRESS = ("HG611", "rke2-server-not-an-address", Error, Some(check_server_address));
+}
+
+fn check_server_address(context: &Context, found: &mut Vec<Diagnostic>) {
+    // With Rancher the field is ignored (HG604): Rancher's registration command joins.
+    if context.spec.distribution() != Distribution::Rke2 || context.spec.rancher.is_some() {
+        return;
+    }
+    let Some(written) = context
+        .spec
+        .rke2
+        .as_ref()
+        .and_then(|rke2| rke2.server.as_deref())
+    else {
+        return;
+    };
+    if address::parse_ip(written).is_ok() {
+        return;
+    }
+    found.push(
+        Diagnostic::new(
+            &RKE2_SERVER_NOT_AN_ADDRESS,
+            value("/rke2/server"),
+            format!("`rke2.server` `{written}` is not an IPv4 address: hybridgen writes the join URL and `tls-san` from an address"),
+        )
+        .label("not an IPv4 address")
+        .help("write the load balancer's or first server's IPv4 address, e.g. `192.168.10.10`, and add the name to `rke2.serverConfig.tls-san`"),
+    );
+}
+
+/// The taint Rancher gives a machine with the `etcd` role alone (rancher/rancher
+/// `pkg/capr/planner/planner.go` `getTaints`).
+const RANCHER_ETCD_TAINT: &str = "node-role.kubernetes.io/etcd=true:NoExecute";
+
+fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(bundled) = rke2_of(context)
+        .and_then(|rke2| rke2.release.as_ref().ok())
+        .and_then(|release| release.flannel())
+    else {
+        return;
+    };
+    let line = bundled.chart_line();
+    if context.spec.rancher.is_some() {
+        check_rancher_etcd_taint(context, bundled.chart, line.tolerations, found);
+        return;
+    }
+    for (field, _, map) in config_maps(context.spec) {
+        let Some(Value::Array(taints)) = map.get("node-taint").map(|setting| &setting.0) else {
+            continue;
+        };
+        for (index, taint) in taints.iter().enumerate() {
+            let Some(text) = taint.as_str() else {
+                continue;
+            };
+            if rke2_releases::taint_tolerated(line.tolerations, text) != Some(false) {
+                continue;
+            }
+            found.push(
+                Diagnostic::new(
+                    &RKE2_FLANNEL_TAINT_UNTOLERATED,
+                    value(format!("/rke2/{field}/node-taint/{index}")),
+                    format!(
+                        "the `rke2-flannel` chart v{} does not tolerate the taint `{text}`: the nodes that carry it get no flannel and stay NotReady",
+                        bundled.chart
+                    ),
+                )
+                .label("flannel's DaemonSet does not tolerate this")
+                .help("remove the taint, or use `node-role.kubernetes.io/control-plane:NoSchedule`"),
+            );
+        }
+    }
+}
+
+/// With Rancher, hybridgen writes no taint: Rancher taints etcd-only machines itself, and the
+/// February and March 2024 charts tolerate no `NoExecute` taint (rancher/rke2#5629).
+fn check_rancher_etcd_taint(
+    context: &Context,
+    chart: Release,
+    tolerations: &[rke2_releases::Toleration],
+    found: &mut Vec<Diagnostic>,
+) {
+    if rke2_releases::taint_tolerated(tolerations, RANCHER_ETCD_TAINT) != Some(false) {
+        return;
+    }
+    let etcd_only = context
+        .spec
+        .nodes
+        .iter()
+        .position(|node| node.roles.as_slice() == [Role::Etcd]);
+    let Some(index) = etcd_only else {
+        return;
+    };
+    found.push(
+        Diagnostic::new(
+            &RKE2_FLANNEL_TAINT_UNTOLERATED,
+            value(node_pointer(index, "roles")),
+            format!(
+                "Rancher taints etcd-only machines `{RANCHER_ETCD_TAINT}`, which the `rke2-flannel` chart v{chart} does not tolerate: they get no flannel and stay NotReady"
+            ),
+        )
+        .label("etcd only")
+        .help("use an RKE2 release of June 2024 or later, e.g. `v1.28.11+rke2r1`, or give the node the `worker` role too"),
+    );
 }
 
 fn rke2_of<'a>(context: &'a Context) -> Option<&'a Rke2Plan> {
@@ -258,6 +407,21 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
                 }),
             );
         }
+        Ok(release) if !release.known && !release.after_table => found.push(
+            Diagnostic::new(
+                &RKE2_RELEASE_UNSUPPORTED,
+                value("/kubernetes/version"),
+                format!(
+                    "RKE2 {} was never published: it falls between the releases hybridgen knows, so its installer and images do not exist",
+                    release.tag
+                ),
+            )
+            .label("no such release")
+            .help(format!(
+                "write a published release (github.com/rancher/rke2/releases), e.g. `{}`",
+                rke2_releases::newest()
+            )),
+        ),
         Ok(release) if !release.known => found.push(
             Diagnostic::new(
                 &RKE2_RELEASE_UNSUPPORTED,
@@ -583,7 +747,7 @@ fn check_windows_builds(context: &Context, found: &mut Vec<Diagnostic>) {
                 ),
             )
             .label("not validated by RKE2")
-            .help("run the Windows nodes on Windows Server 2022, e.g. `\"10.0.20348.2700\"`"),
+            .help("run the Windows nodes on Windows Server 2022, e.g. `\"10.0.20348.2762\"`"),
         );
     }
 }

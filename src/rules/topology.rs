@@ -28,8 +28,8 @@ declare_rules! {
     /// ### Why it matters
     /// The ingress controller and metrics server RKE2 deploys, and Rancher's cluster agent, run on
     /// Linux nodes that take workloads. An RKE2 server without the `worker` role is tainted
-    /// `CriticalAddonsOnly=true:NoExecute`, and then "the NGINX Ingress and Metrics Server addons
-    /// will not be deployed"; Windows workers cannot run them.
+    /// (`node-role.kubernetes.io/control-plane:NoSchedule`), and then "the NGINX Ingress and
+    /// Metrics Server addons will not be deployed"; Windows workers cannot run them.
     ///
     /// ### Fix
     /// Add `worker` to a Linux node's roles, or add a Linux worker.
@@ -122,6 +122,26 @@ declare_rules! {
     /// https://learn.microsoft.com/en-us/azure/azure-resource-manager/management/resource-name-rules;
     /// https://learn.microsoft.com/en-us/cli/azure/use-azure-cli-successfully-tips (`@` loads a file).
     CLOUD_IDENTIFIER_MALFORMED = ("HG406", "cloud-identifier-malformed", Error, Some(check_cloud_identifiers));
+
+    /// ### What it checks
+    /// On kubeadm: `windows.controlPlane.address` against the nodes. An error when it is the
+    /// address of a node that runs no API server (a worker, or a Windows node); a warning when it
+    /// is no node's address, which `render` then gives kubeadm as `controlPlaneEndpoint` and as a
+    /// certificate SAN.
+    ///
+    /// ### Why it matters
+    /// Windows flanneld, kube-proxy and `kubeadm join` reach the API there. On a worker nothing
+    /// listens on the API port, so every Windows join fails; an address that is no node's must be
+    /// a load balancer or VIP you run, forwarding to the control-plane nodes' API servers.
+    ///
+    /// ### Fix
+    /// Set it to a control-plane node's address, or to the load balancer's and make sure it
+    /// forwards the port to every control-plane node.
+    ///
+    /// ### References
+    /// kubernetes.io "Creating Highly Available Clusters with kubeadm" (`controlPlaneEndpoint`,
+    /// load balancer); kubeadm `ClusterConfiguration` (`apiServer.certSANs`).
+    API_ADDRESS_UNSERVED = ("HG407", "api-address-unserved", Error, Some(check_api_address));
 }
 
 fn linux_nodes_with(spec: &Spec, role: Role) -> bool {
@@ -299,5 +319,63 @@ fn check_cloud_identifiers(context: &Context, found: &mut Vec<Diagnostic>) {
                 )),
             );
         }
+    }
+}
+
+fn check_api_address(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if plan.rke2.is_some() || context.spec.rancher.is_some() {
+        return;
+    }
+    let written = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.control_plane.as_ref())
+        .and_then(|control_plane| control_plane.address.as_deref());
+    let (Some(written), Some(windows)) = (written, plan.windows.as_ref()) else {
+        return;
+    };
+    let Some(Ok(address)) = windows.control_plane_address.as_ref() else {
+        return;
+    };
+    let serves = |node: &crate::plan::NodePlan| {
+        node.os == Os::Linux && node.roles.contains(&Role::Controlplane)
+    };
+    let holder = plan
+        .nodes
+        .iter()
+        .position(|node| node.address.as_ref().ok() == Some(address));
+    let pointer = value("/windows/controlPlane/address");
+    match holder {
+        Some(index) if serves(&plan.nodes[index]) => {}
+        Some(index) => found.push(
+            Diagnostic::new(
+                &API_ADDRESS_UNSERVED,
+                pointer,
+                format!(
+                    "`windows.controlPlane.address` {written} is node `{}`, which runs no API server: Windows joins and flanneld would reach nothing there",
+                    plan.nodes[index].name
+                ),
+            )
+            .label("no API server here")
+            .related(value(node_pointer(index, "address")), "this node")
+            .help("set it to a Linux control-plane node's address, or to a load balancer in front of them"),
+        ),
+        None => found.push(
+            Diagnostic::new(
+                &API_ADDRESS_UNSERVED,
+                pointer,
+                format!(
+                    "`windows.controlPlane.address` {written} is no node's address: it is given to kubeadm as `controlPlaneEndpoint`, so a load balancer or VIP must serve it"
+                ),
+            )
+            .label("a load balancer or VIP")
+            .help(format!(
+                "make sure {written}:{} forwards to every control-plane node's API server, or set a control-plane node's address",
+                windows.api_server_port
+            ))
+            .warning(),
+        ),
     }
 }

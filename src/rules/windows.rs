@@ -115,7 +115,7 @@ declare_rules! {
     ///
     /// ### Fix
     /// Add `windows: {build: "10.0.17763.379", runtime: dockerd}` before Kubernetes 1.24 (the
-    /// KubeCluster.ps1 setup), `windows: {build: "10.0.20348.2700", hostProcess: {registry:
+    /// KubeCluster.ps1 setup), `windows: {build: "10.0.20348.2762", hostProcess: {registry:
     /// registry.example.com/k8s}}` from 1.24 (containerd, HostProcess images from your registry);
     /// or the node's `windowsBuild`.
     ///
@@ -125,7 +125,7 @@ declare_rules! {
 }
 
 /// Every distinct place a Windows build in use is declared, with the build.
-fn declared_builds(plan: &Plan) -> BTreeMap<String, WindowsBuild> {
+pub(super) fn declared_builds(plan: &Plan) -> BTreeMap<String, WindowsBuild> {
     plan.nodes
         .iter()
         .filter_map(|node| node.windows.as_ref())
@@ -349,7 +349,7 @@ fn check_roles(context: &Context, found: &mut Vec<Diagnostic>) {
 /// (KB4489899, revision 379) under KubeCluster.ps1, Windows Server 2022 on the HostProcess path.
 fn starter_build(plan: &Plan) -> &'static str {
     match plan.windows_setup {
-        Some(WindowsSetup::HostProcess) => "10.0.20348.2700",
+        Some(WindowsSetup::HostProcess) => "10.0.20348.2762",
         _ => "10.0.17763.379",
     }
 }

@@ -120,9 +120,8 @@ function Invoke-Join {
     }
     if ($upgrade) {
         $archive = "containerd-$ContainerdVersion-windows-amd64.tar.gz"
-        $url = "https://github.com/containerd/containerd/releases/download/v$ContainerdVersion/$archive"
         $download = Join-Path $env:TEMP $archive
-        Get-VerifiedFile -Url $url -ChecksumUrl "$url.sha256sum" -Path $download | Out-Null
+        Get-VerifiedFile -Url $ContainerdUrl -ChecksumUrl $ContainerdChecksumUrl -Path $download | Out-Null
         $unpacked = Join-Path $env:TEMP "containerd-$ContainerdVersion"
         Remove-Item -Recurse -Force -Path $unpacked -ErrorAction SilentlyContinue
         New-Item -ItemType Directory -Force -Path $unpacked, $containerdBin | Out-Null
@@ -156,13 +155,12 @@ function Invoke-Join {
     Write-Host "Step 4/8: kubelet and kubeadm $KubernetesVersion, kube-log-runner $LogRunnerVersion"
     Remove-SetAside -Directory 'C:\k'
     $binaries = @(
-        @{ Name = 'kubelet.exe'; Version = $KubernetesVersion },
-        @{ Name = 'kubeadm.exe'; Version = $KubernetesVersion },
-        @{ Name = 'kube-log-runner.exe'; Version = $LogRunnerVersion }
+        @{ Name = 'kubelet.exe'; Url = $KubeletUrl; ChecksumUrl = $KubeletChecksumUrl },
+        @{ Name = 'kubeadm.exe'; Url = $KubeadmUrl; ChecksumUrl = $KubeadmChecksumUrl },
+        @{ Name = 'kube-log-runner.exe'; Url = $LogRunnerUrl; ChecksumUrl = $LogRunnerChecksumUrl }
     )
     foreach ($binary in $binaries) {
-        $url = "https://dl.k8s.io/$($binary.Version)/bin/windows/amd64/$($binary.Name)"
-        if (Get-VerifiedFile -Url $url -ChecksumUrl "$url.sha256" -Path (Join-Path 'C:\k' $binary.Name)) {
+        if (Get-VerifiedFile -Url $binary.Url -ChecksumUrl $binary.ChecksumUrl -Path (Join-Path 'C:\k' $binary.Name)) {
             $restartKubelet = $true
         }
     }
@@ -177,9 +175,8 @@ function Invoke-Join {
 
     Write-Host "Step 5/8: crictl $CrictlVersion, configured by C:\k\crictl.yaml"
     $archive = "crictl-$CrictlVersion-windows-amd64.tar.gz"
-    $url = "https://github.com/kubernetes-sigs/cri-tools/releases/download/$CrictlVersion/$archive"
     $download = Join-Path $env:TEMP $archive
-    $newArchive = Get-VerifiedFile -Url $url -ChecksumUrl "$url.sha256" -Path $download
+    $newArchive = Get-VerifiedFile -Url $CrictlUrl -ChecksumUrl $CrictlChecksumUrl -Path $download
     if ($newArchive -or -not (Test-Path -Path 'C:\k\crictl.exe')) {
         tar.exe -xzf $download -C $env:TEMP crictl.exe
         if ($LASTEXITCODE -ne 0) {

@@ -21,7 +21,8 @@ pub struct ContainerdLine {
     pub cni_bin_dirs: bool,
     /// The sandbox image the line uses when none is configured.
     pub default_pause: &'static str,
-    /// The day the line reached its end of life (`RELEASES.md`), if it has.
+    /// When the line reached its end of life (`RELEASES.md`: a day, or a month where it gives no
+    /// day), if it has by 2026-11-26.
     pub end_of_life: Option<&'static str>,
     /// How the line mounts HostProcess containers where the OS has the bind filter: symlinks in
     /// 1.6, bind mounts from 1.7 (kubernetes/enhancements KEP-1981 "Container mounts").
@@ -85,7 +86,7 @@ pub static LINES: &[ContainerdLine] = &[
         mount_layout: MountLayout::Symlink,
         runtime_config: false,
     },
-    // Long-term support until September 2026 (RELEASES.md).
+    // Long-term support until September 2026 (RELEASES.md: "September 2026*", no day given).
     ContainerdLine {
         major: 1,
         minor: 7,
@@ -93,7 +94,7 @@ pub static LINES: &[ContainerdLine] = &[
         config: ConfigFormat::V2,
         cni_bin_dirs: false,
         default_pause: "registry.k8s.io/pause:3.8",
-        end_of_life: None,
+        end_of_life: Some("September 2026"),
         mount_layout: MountLayout::Bind,
         runtime_config: false,
     },
@@ -127,7 +128,8 @@ pub static LINES: &[ContainerdLine] = &[
         config: ConfigFormat::V3,
         cni_bin_dirs: true,
         default_pause: "registry.k8s.io/pause:3.10.1",
-        end_of_life: None,
+        // RELEASES.md: "Active … November 6, 2026".
+        end_of_life: Some("2026-11-06"),
         mount_layout: MountLayout::Bind,
         runtime_config: true,
     },

@@ -28,9 +28,10 @@ pub struct KubernetesRelease {
     pub containerd: &'static [Release],
     /// How this minor's kubelet treats containerd 1.x, which lacks the CRI `RuntimeConfig` call.
     pub containerd_one: ContainerdOne,
-    /// What `join.ps1` installs when `windows.containerd.version` is absent: the newest 1.7 while
-    /// the kubelet supports 1.x (the line HostProcess containers were made for:
-    /// kubernetes/website "Create a Windows HostProcess Pod"), else the newest long-term 2.x line.
+    /// What `join.ps1` installs when `windows.containerd.version` is absent: the newest patch of
+    /// a maintained line the minor lists (2.0 for 1.30 to 1.34, 2.3 from 1.36), else the newest
+    /// 1.7 (the line HostProcess containers were made for: kubernetes/website "Create a Windows
+    /// HostProcess Pod").
     pub default_containerd: Release,
     pub kubeadm: Kubeadm,
     /// kube-proxy's `WinOverlay` gate (overlay networks such as flannel vxlan).
@@ -154,8 +155,14 @@ const KUBEADM_V1BETA4: Kubeadm = Kubeadm {
     api: KubeadmApi::V1beta4,
 };
 
-/// The newest 1.7 (containerd tag v1.7.34): the default while the kubelet supports 1.x.
+/// The newest 1.7 (containerd tag v1.7.34): the default of the minors that list no maintained
+/// line (1.24 to 1.29 list only 1.6 and 1.7; 1.35 lists 1.7, 2.1 and 2.2, all past their end of
+/// life, so HG313 says so).
 const CONTAINERD_ONE: Release = Release::new(1, 7, 34);
+/// The newest release of the long-term 2.0 line (tag v2.0.11, supported until March 2027): the
+/// default of the minors `RELEASES.md` lists it for, 1.30 to 1.34, since 1.7 reached its end of
+/// life in September 2026; 1.7 to 2.0 is a supported upgrade ("Upgrade Path").
+const CONTAINERD_TWO_ZERO: Release = Release::new(2, 0, 11);
 /// The newest release of the long-term 2.3 line (tag v2.3.4): the default from 1.36.
 const CONTAINERD_TWO: Release = Release::new(2, 3, 4);
 
@@ -311,7 +318,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
             Release::new(1, 6, 28),
         ],
         containerd_one: ContainerdOne::Supported,
-        default_containerd: CONTAINERD_ONE,
+        default_containerd: CONTAINERD_TWO_ZERO,
         kubeadm: KUBEADM_V1BETA3,
         win_overlay: Gate::Beta,
         win_dsr: Gate::Alpha,
@@ -330,7 +337,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
             Release::new(1, 6, 34),
         ],
         containerd_one: ContainerdOne::Supported,
-        default_containerd: CONTAINERD_ONE,
+        default_containerd: CONTAINERD_TWO_ZERO,
         kubeadm: KUBEADM_V1BETA4,
         win_overlay: Gate::Beta,
         win_dsr: Gate::Alpha,
@@ -349,7 +356,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
             Release::new(1, 6, 36),
         ],
         containerd_one: ContainerdOne::Supported,
-        default_containerd: CONTAINERD_ONE,
+        default_containerd: CONTAINERD_TWO_ZERO,
         kubeadm: KUBEADM_V1BETA4,
         win_overlay: Gate::Beta,
         win_dsr: Gate::Alpha,
@@ -368,7 +375,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
             Release::new(1, 6, 36),
         ],
         containerd_one: ContainerdOne::Supported,
-        default_containerd: CONTAINERD_ONE,
+        default_containerd: CONTAINERD_TWO_ZERO,
         kubeadm: KUBEADM_V1BETA4,
         win_overlay: Gate::Beta,
         win_dsr: Gate::Beta,
@@ -388,7 +395,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
             Release::new(1, 6, 39),
         ],
         containerd_one: ContainerdOne::Deprecated,
-        default_containerd: CONTAINERD_ONE,
+        default_containerd: CONTAINERD_TWO_ZERO,
         kubeadm: KUBEADM_V1BETA4,
         win_overlay: Gate::Ga,
         win_dsr: Gate::Ga,
@@ -471,6 +478,35 @@ pub static ASSUMED_AFTER_NEWEST: KubernetesRelease = KubernetesRelease {
     log_rotation: true,
     crictl: Some("v1.36.0"),
 };
+
+/// The last patch of each minor that ended before RKE2 packaged it (each minor's
+/// `CHANGELOG/CHANGELOG-1.<minor>.md`, newest entry).
+const FINAL_PATCHES: [(u32, u32); 12] = [
+    (14, 10),
+    (15, 12),
+    (16, 15),
+    (17, 17),
+    (18, 20),
+    (19, 16),
+    (20, 15),
+    (21, 14),
+    (22, 17),
+    (23, 17),
+    (24, 17),
+    (25, 16),
+];
+
+/// The newest patch of a minor hybridgen knows: its last one for the minors before RKE2's, else
+/// the newest RKE2 packaged (rancher/rke2 tags to August 2026, [`super::rke2`]); `None` for a
+/// minor neither knows. A later patch may have been released since, for a minor still
+/// maintained.
+pub fn newest_patch(minor: u32) -> Option<u32> {
+    FINAL_PATCHES
+        .iter()
+        .find(|(final_minor, _)| *final_minor == minor)
+        .map(|(_, patch)| *patch)
+        .or_else(|| super::rke2::newest_kubernetes_patch(minor))
+}
 
 pub fn oldest() -> &'static KubernetesRelease {
     &RELEASES[0]
@@ -556,6 +592,13 @@ pub fn resolve(version: &Release) -> Resolved {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_newest_patch_comes_from_the_final_ones_then_rke2s_tags() {
+        assert_eq!(newest_patch(24), Some(17));
+        assert_eq!(newest_patch(33), Some(13));
+        assert_eq!(newest_patch(37), None);
+    }
+
     use super::*;
 
     #[test]

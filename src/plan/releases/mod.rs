@@ -9,6 +9,7 @@
 //! kube-log-runner flags, the Windows builds each minor lists — so adding a release is adding a
 //! row, and no version comparison is written anywhere else.
 
+pub mod advisories;
 pub mod containerd;
 pub mod kubeadm;
 pub mod kubernetes;

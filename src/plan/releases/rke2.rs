@@ -41,7 +41,80 @@ pub struct ChartLine {
     /// by rancher/rke2-charts PR #462, chart v0.25.103).
     pub default_vni: u32,
     pub default_port: u16,
+    /// The Linux DaemonSet's tolerations: v0.24.201's template hard-codes one for every
+    /// `NoSchedule` taint; from v0.24.400 the template renders `flannel.tolerations`, whose
+    /// default is the same in every chart up to v0.28.906 (rancher/rke2-charts
+    /// `charts/rke2-flannel/rke2-flannel/<version>/templates/daemonset.yaml` and `values.yaml`).
+    /// None tolerates `CriticalAddonsOnly` (rancher/rke2#5629 is the same failure for an etcd taint).
+    pub tolerations: &'static [Toleration],
 }
+
+/// A pod toleration as the scheduler matches it (Kubernetes "Taints and Tolerations"): `key`
+/// `None` with `Exists` matches every key; `value` `None` is `operator: Exists`; `effect` `None`
+/// matches every effect.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Toleration {
+    pub key: Option<&'static str>,
+    pub value: Option<&'static str>,
+    pub effect: Option<&'static str>,
+}
+
+impl Toleration {
+    /// Whether this toleration lets a pod onto a node with the taint `key=value:effect`.
+    pub fn tolerates(&self, key: &str, value: &str, effect: &str) -> bool {
+        self.key.is_none_or(|own| own == key)
+            && self.value.is_none_or(|own| own == value)
+            && self.effect.is_none_or(|own| own == effect)
+    }
+}
+
+/// Whether a taint written as RKE2's `node-taint` takes it (`key=value:effect` or `key:effect`)
+/// is tolerated by one of `tolerations`; `None` when the text is no taint.
+pub fn taint_tolerated(tolerations: &[Toleration], taint: &str) -> Option<bool> {
+    let (key_value, effect) = taint.rsplit_once(':')?;
+    let (key, value) = key_value.split_once('=').unwrap_or((key_value, ""));
+    if key.is_empty() || !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+        return None;
+    }
+    // A PreferNoSchedule taint keeps no DaemonSet pod off.
+    let tolerated = effect == "PreferNoSchedule"
+        || tolerations
+            .iter()
+            .any(|toleration| toleration.tolerates(key, value, effect));
+    Some(tolerated)
+}
+
+/// chart v0.24.201's template: `- operator: Exists` with `effect: NoSchedule`.
+const EVERY_NO_SCHEDULE: &[Toleration] = &[Toleration {
+    key: None,
+    value: None,
+    effect: Some("NoSchedule"),
+}];
+
+/// `flannel.tolerations` of charts v0.24.400 to v0.28.906 (`key` without `operator` is `Equal`
+/// with an empty value).
+const CHART_VALUES_TOLERATIONS: &[Toleration] = &[
+    Toleration {
+        key: Some("node.kubernetes.io/not-ready"),
+        value: Some(""),
+        effect: Some("NoSchedule"),
+    },
+    Toleration {
+        key: Some("node-role.kubernetes.io/control-plane"),
+        value: Some(""),
+        effect: Some("NoSchedule"),
+    },
+    Toleration {
+        key: Some("node.cloudprovider.kubernetes.io/uninitialized"),
+        value: Some("true"),
+        effect: Some("NoSchedule"),
+    },
+    Toleration {
+        key: Some("node-role.kubernetes.io/etcd"),
+        value: None,
+        effect: Some("NoExecute"),
+    },
+];
 
 /// The chart lines RKE2 releases bundle, oldest first.
 pub static CHART_LINES: [ChartLine; 3] = [
@@ -50,18 +123,21 @@ pub static CHART_LINES: [ChartLine; 3] = [
         port_key: "vxlanBackendPort",
         default_vni: 4096,
         default_port: 4789,
+        tolerations: EVERY_NO_SCHEDULE,
     },
     ChartLine {
         first: Release::new(0, 24, 400),
         port_key: "backendPort",
         default_vni: 1,
         default_port: 4789,
+        tolerations: CHART_VALUES_TOLERATIONS,
     },
     ChartLine {
         first: Release::new(0, 25, 103),
         port_key: "backendPort",
         default_vni: 4096,
         default_port: 4789,
+        tolerations: CHART_VALUES_TOLERATIONS,
     },
 ];
 
@@ -71,8 +147,9 @@ pub enum WindowsFlannel {
     /// The February and March 2024 releases (flanneld v0.24.2): the first with flannel on Windows,
     /// before the fixes of April 2024 (rancher/rke2 PRs #5661, #5666, #5667).
     Early,
-    /// The April and May 2024 releases (flanneld v0.25.1): Windows pods get no network
-    /// (rancher/rke2#6171, fixed by flanneld v0.25.4 in rancher/rke2 PR #6172).
+    /// The April and May 2024 releases (flanneld v0.25.1), whose chart defaults the Linux VNI to 1
+    /// while Windows uses 4096 (rancher/rke2#5952). rancher/rke2#6171 (fixed by flanneld v0.25.4
+    /// in rancher/rke2 PR #6172) was v0.25.3's bug in June 2024 development builds, not v0.25.1's.
     Broken,
     /// June 2024 (flanneld v0.25.4) and later.
     Supported,
@@ -889,6 +966,10 @@ pub struct Resolved {
     pub tag: String,
     /// Whether a range of the table holds the release.
     pub known: bool,
+    /// Whether the release is newer than every release of its minor the table holds (or of a
+    /// newer minor): it may have been published since. An unknown release that is not is a gap
+    /// between published ones, which RKE2 never released.
+    pub after_table: bool,
 }
 
 impl Resolved {
@@ -919,7 +1000,18 @@ pub fn resolve(release: Release, revision: u32) -> Resolved {
     let known = row.is_some_and(|row| {
         row.minor == release.minor && row.from <= position && position <= row.to
     });
-    Resolved { row, tag, known }
+    let newest_of_minor = RELEASES
+        .iter()
+        .filter(|row| row.minor == release.minor)
+        .map(|row| row.to)
+        .max();
+    let after_table = release.major == 1 && newest_of_minor.is_none_or(|to| position > to);
+    Resolved {
+        row,
+        tag,
+        known,
+        after_table,
+    }
 }
 
 /// The first release of a minor whose Windows agents run a supported flannel, if any.
@@ -933,6 +1025,15 @@ pub fn first_supported_on_windows(minor: u32) -> Option<String> {
                     .is_some_and(|flannel| flannel.windows() == WindowsFlannel::Supported)
         })
         .map(|row| format!("v1.{minor}.{}+rke2r{}", row.from.0, row.from.1))
+}
+
+/// The newest Kubernetes patch of a minor RKE2 released (its tags follow Kubernetes' patches).
+pub fn newest_kubernetes_patch(minor: u32) -> Option<u32> {
+    RELEASES
+        .iter()
+        .filter(|row| row.minor == minor)
+        .map(|row| row.to.0)
+        .max()
 }
 
 /// The first release of a minor with `cni: flannel`, if any.
@@ -956,6 +1057,15 @@ mod tests {
 
     fn at(text: &str, revision: u32) -> Resolved {
         resolve(Release::parse(text).unwrap(), revision)
+    }
+
+    #[test]
+    fn a_gap_between_known_releases_is_not_after_the_table() {
+        let gap = at("1.34.0", 1);
+        assert!(!gap.known && !gap.after_table);
+        assert!(at("1.36.4", 1).after_table);
+        assert!(at("1.37.0", 1).after_table);
+        assert!(at("1.33.5", 1).known);
     }
 
     #[test]

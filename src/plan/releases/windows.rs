@@ -166,12 +166,15 @@ pub static BUILDS: &[WindowsRelease] = &[
         kubernetes: None,
     },
     // Listed from 1.35 (kubernetes/website PR #53724): "Windows Server 2022 or Windows Server 2025".
+    // Overlay networking was broken until the October 2025 cumulative update, KB5066835
+    // (26100.6899): rancher/rancher#50915, quoting SIG-Windows ("only impacting overlay networking
+    // mode. Targeted to release with 10B (oct 2025 patches)").
     WindowsRelease {
         build: 26100,
         name: "Windows Server 2025",
         tags: &["ltsc2025"],
         images: images("ltsc2025", "ltsc2025"),
-        overlay: Update::Always,
+        overlay: Update::FromRevision(6899, "KB5066835"),
         dsr: Update::Always,
         bind_filter: Update::Always,
         kubernetes: Some((35, None)),

@@ -14,16 +14,13 @@
 //! the form RKE2 accepts ([`NodeSecret`]); no rendered file holds the token. Each can run again.
 
 use super::release_tag;
+use crate::plan::downloads::Asset;
 use crate::plan::rke2::Rke2Plan;
 use crate::render::node_secret::NodeSecret;
 use crate::render::script::{Script, powershell_quote, script_value, shell_quote};
 use crate::render::{Input, RenderError};
 use crate::spec::Os;
 use crate::spec::secret_fields;
-
-const LINUX_INSTALLER: &str = "https://get.rke2.io";
-/// The Windows installer the RKE2 docs download (docs.rke2.io "Quick Start").
-const WINDOWS_INSTALLER: &str = "https://raw.githubusercontent.com/rancher/rke2/master/install.ps1";
 
 /// The file each node's `config.yaml` names as `token-file` (docs.rke2.io "Configuration
 /// Options": `token-file`, on servers and agents), which the install script writes.
@@ -96,7 +93,8 @@ fn linux(name: &str, tag: &str, role: &str, server: bool, token: &NodeSecret) ->
         script.line("install -m 0600 \"$here/../manifests/rke2-flannel-config.yaml\" /var/lib/rancher/rke2/server/manifests/rke2-flannel-config.yaml");
     }
     script.line(&format!(
-        "curl -sfL {LINUX_INSTALLER} | INSTALL_RKE2_VERSION={} INSTALL_RKE2_TYPE={kind} sh -",
+        "curl -sfL {} | INSTALL_RKE2_VERSION={} INSTALL_RKE2_TYPE={kind} sh -",
+        Asset::Rke2InstallSh.download("").url,
         shell_quote(tag)
     ));
     script.line(&format!("systemctl enable --now rke2-{kind}.service"));
@@ -144,7 +142,7 @@ fn windows(name: &str, tag: &str, role: &str, token: &NodeSecret) -> String {
         "[Environment]::SetEnvironmentVariable('Path', $machinePath, 'Machine')".into(),
         String::new(),
         "$installer = Join-Path $env:TEMP 'rke2-install.ps1'".into(),
-        format!("Invoke-WebRequest -UseBasicParsing -Uri {} -OutFile $installer", quoted(WINDOWS_INSTALLER)),
+        format!("Invoke-WebRequest -UseBasicParsing -Uri {} -OutFile $installer", quoted(&Asset::Rke2InstallPs1.download("").url)),
         "& $installer -Version $version".into(),
         "if (-not (Get-Service -Name rke2 -ErrorAction SilentlyContinue)) {".into(),
         "    rke2.exe agent service --add".into(),

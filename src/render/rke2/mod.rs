@@ -25,10 +25,13 @@ use std::net::Ipv4Addr;
 /// The HelmChartConfig, shared by every server.
 pub const MANIFEST_PATH: &str = "rke2/manifests/rke2-flannel-config.yaml";
 
-/// The taint RKE2's documentation gives a server that should run no workloads (docs.rke2.io
-/// "High Availability", "Optional: Consider server node taints"); RKE2's packaged components
-/// tolerate it.
-pub const DEDICATED_SERVER_TAINT: &str = "CriticalAddonsOnly=true:NoExecute";
+/// The taint of a server that should run no workloads: the control-plane taint kubeadm gives its
+/// control-plane nodes, which every `rke2-flannel` chart tolerates (v0.24.201 every `NoSchedule`
+/// taint, later ones this key; see [`crate::plan::releases::rke2::ChartLine::tolerations`]).
+/// Not the `CriticalAddonsOnly=true:NoExecute` of docs.rke2.io "High Availability", written for
+/// the canal chart: no rke2-flannel chart tolerates it, so the server would get no flannel and
+/// stay NotReady (rancher/rke2#5629 shows the same for an etcd taint).
+pub const DEDICATED_SERVER_TAINT: &str = "node-role.kubernetes.io/control-plane:NoSchedule";
 
 pub(crate) struct Standalone;
 
@@ -217,8 +220,34 @@ pub(crate) fn flannel_values(plan: &Plan) -> Result<Value, RenderError> {
     Ok(json!({ "flannel": flannel }))
 }
 
+/// The Linux flanneld's arguments: the chart's own two (Helm replaces a list, so they are
+/// repeated: rancher/rke2-charts `charts/rke2-flannel/*/values.yaml` `flannel.args`) and
+/// `--iface-regex` on the planned Linux addresses, so that each node announces the interface that
+/// holds its planned address rather than the default route's. RKE2 passes `--iface=<node-ip>` to
+/// the Windows flanneld only (rancher/rke2 `pkg/windows/flannel.go`); `flannel-iface` is a dropped
+/// flag. flanneld matches the regex against each interface's addresses before its name
+/// (flannel-io/flannel `Documentation/configuration.md`, `--iface-regex`).
+fn linux_flanneld_args(plan: &Plan) -> Vec<String> {
+    let addresses: Vec<String> = plan
+        .nodes
+        .iter()
+        .filter(|node| node.os == Os::Linux)
+        .filter_map(|node| node.address.as_ref().ok())
+        .map(|address| address.to_string().replace('.', "\\."))
+        .collect();
+    let mut args = vec!["--ip-masq".to_string(), "--kube-subnet-mgr".to_string()];
+    if !addresses.is_empty() {
+        args.push(format!("--iface-regex=^({})$", addresses.join("|")));
+    }
+    args
+}
+
 fn helm_chart_config(plan: &Plan) -> Result<String, RenderError> {
-    let values = super::yaml::document(&flannel_values(plan)?);
+    let mut values = flannel_values(plan)?;
+    if let Some(flannel) = values.get_mut("flannel").and_then(Value::as_object_mut) {
+        flannel.insert("args".into(), json!(linux_flanneld_args(plan)));
+    }
+    let values = super::yaml::document(&values);
     let object = json!({
         "apiVersion": "helm.cattle.io/v1",
         "kind": "HelmChartConfig",
@@ -285,7 +314,7 @@ fn node_config(
 
 /// What a server's roles turn off (docs.rke2.io "Server Roles"): a server without `etcd` runs no
 /// etcd, one without `controlplane` no API server, scheduler or controller manager; and one
-/// without `worker` is tainted so that only RKE2's own components run there.
+/// without `worker` is tainted so that no workload is scheduled there.
 fn server_role_keys(roles: &[Role]) -> Map<String, Value> {
     let mut keys = Map::new();
     if !roles.contains(&Role::Etcd) {

@@ -11,7 +11,7 @@ metadata: {name: hybrid}
 kubernetes: {version: "1.31.4", distribution: rke2}
 network: {clusterCidr: 10.42.0.0/16, serviceCidr: 10.43.0.0/16}
 flannel: {backend: vxlan}
-windows: {build: "10.0.20348.2700"}
+windows: {build: "10.0.20348.2762"}
 nodes:
   - {name: server-0, os: linux, roles: [controlplane, etcd], address: 192.168.10.10}
   - {name: server-1, os: linux, roles: [controlplane, etcd, worker], address: 192.168.10.11}
@@ -85,8 +85,11 @@ fn servers_carry_the_cluster_and_agents_only_their_node() {
         first.get("server").is_none(),
         "the first server joins nobody"
     );
-    // Without the worker role, only RKE2's own components run there.
-    assert_eq!(first["node-taint"][0], DEDICATED_SERVER_TAINT);
+    // Without the worker role no workload is scheduled there; flannel still is.
+    assert_eq!(
+        first["node-taint"][0],
+        "node-role.kubernetes.io/control-plane:NoSchedule"
+    );
     let second = yaml(&files["rke2/server-1/config.yaml"]);
     assert_eq!(second["server"], "https://192.168.10.10:9345");
     assert!(second.get("node-taint").is_none());
@@ -126,6 +129,17 @@ fn the_chart_values_follow_the_release() {
     };
     let current = values("1.31.4");
     assert_eq!(current["flannel"]["backend"], "vxlan");
+    // Linux flanneld announces the interface holding the planned address, not the default route's.
+    let args: Vec<&str> = current["flannel"]["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|arg| arg.as_str().unwrap())
+        .collect();
+    assert_eq!(args[..2], ["--ip-masq", "--kube-subnet-mgr"]);
+    let regex = args[2].strip_prefix("--iface-regex=").unwrap();
+    assert!(regex.contains(r"192\.168\.10\.10"), "{regex}");
+    assert!(!regex.contains("30"), "no Windows address: {regex}");
     assert_eq!(current["flannel"]["vni"], 4096);
     assert_eq!(current["flannel"]["backendPort"], 4789);
     // The February 2024 chart reads the VXLAN port from another key (rancher/rke2-charts #424).
@@ -233,4 +247,21 @@ fn no_rendered_file_holds_the_token_and_no_kubeadm_file_is_written() {
             .contents
             .contains("${RKE2_TOKEN-}")
     );
+}
+
+#[test]
+fn every_rke2_flannel_chart_tolerates_the_dedicated_server_taint() {
+    use crate::plan::releases::rke2::{CHART_LINES, taint_tolerated};
+    for line in &CHART_LINES {
+        let tolerations = line.tolerations;
+        assert_eq!(
+            taint_tolerated(tolerations, DEDICATED_SERVER_TAINT),
+            Some(true)
+        );
+        // The taint docs.rke2.io gives dedicated servers (for canal) keeps flannel off.
+        assert_eq!(
+            taint_tolerated(tolerations, "CriticalAddonsOnly=true:NoExecute"),
+            Some(false)
+        );
+    }
 }

@@ -6,10 +6,12 @@
 //!
 //! The images depend on versions only — flanneld.exe and the flannel CNI plugin follow
 //! `flannel.version`, kube-proxy.exe is `kubernetes.version`, host-local and sdnoverlay/sdnbridge
-//! are [`crate::plan::pins`] — and their start scripts read
+//! are [`crate::plan::pins`]; every URL comes from [`crate::plan::downloads`] — and their start
+//! scripts read
 //! every cluster value from the DaemonSets, so one image serves every cluster on those versions.
 
 use super::node_settings;
+use crate::plan::downloads::{Asset, Download};
 use crate::plan::pins;
 use crate::plan::release_tag;
 use crate::render::script::{Script, script_value, shell_quote};
@@ -37,16 +39,21 @@ pub const PATHS: [&str; 5] = [
 const FLANNEL_START: &str = include_str!("../../../../templates/windows/flannel-start.ps1");
 const KUBE_PROXY_START: &str = include_str!("../../../../templates/windows/kube-proxy-start.ps1");
 
-/// What the Dockerfile templates format.
+/// What a Dockerfile template formats: the versions its header names, the names the files are
+/// saved under, and its downloads, each from [`downloads`].
 #[derive(Serialize)]
-struct Versions {
+struct Recipe {
     flannel: String,
     kubernetes: String,
     flannel_cni_plugin: &'static str,
     cni_plugins: &'static str,
     windows_cni: &'static str,
+    cni_plugins_file: String,
+    flannel_cni_plugin_file: String,
+    windows_cni_file: String,
     base_image: &'static str,
     download_image: &'static str,
+    downloads: Vec<Download>,
 }
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
@@ -59,19 +66,37 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let kubernetes = release_tag(&spec.kubernetes.version).ok_or_else(|| {
         RenderError("`kubernetes.version` cannot be used as a download tag".into())
     })?;
-    let versions = Versions {
+    let flannel_cni_plugin = release.row.windows_cni_plugin();
+    let cni_plugins = Asset::CniPluginsWindows.download(pins::CNI_PLUGINS);
+    let flannel_plugin = Asset::FlannelCniPluginWindows.download(flannel_cni_plugin);
+    let windows_cni = Asset::WindowsCni.download(pins::WINDOWS_CNI);
+    let recipe = |downloads: Vec<Download>| Recipe {
         flannel: flannel.clone(),
         kubernetes: kubernetes.clone(),
-        flannel_cni_plugin: release.row.windows_cni_plugin(),
+        flannel_cni_plugin,
         cni_plugins: pins::CNI_PLUGINS,
         windows_cni: pins::WINDOWS_CNI,
+        cni_plugins_file: cni_plugins.file.clone(),
+        flannel_cni_plugin_file: flannel_plugin.file.clone(),
+        windows_cni_file: windows_cni.file.clone(),
         base_image: pins::HOST_PROCESS_BASE_IMAGE,
         download_image: pins::DOWNLOAD_IMAGE,
+        downloads,
     };
+    let flannel_recipe = recipe(vec![
+        cni_plugins.clone(),
+        flannel_plugin.clone(),
+        windows_cni.clone(),
+        Asset::Flanneld.download(&flannel),
+    ]);
+    let kube_proxy_recipe = recipe(vec![
+        Asset::KubeProxy.download(&kubernetes),
+        cni_plugins.clone(),
+    ]);
     let flannel_dockerfile = crate::render::template("windows/flannel.Dockerfile.j2")?
-        .render(context! { d => Serde(&versions) })?;
+        .render(context! { d => Serde(&flannel_recipe) })?;
     let kube_proxy_dockerfile = crate::render::template("windows/kube-proxy.Dockerfile.j2")?
-        .render(context! { d => Serde(&versions) })?;
+        .render(context! { d => Serde(&kube_proxy_recipe) })?;
     let flannel_image = settings
         .windows
         .flannel_image

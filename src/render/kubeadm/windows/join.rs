@@ -16,6 +16,7 @@
 
 use super::hostprocess::{CNI_BIN_PATH, CNI_CONFIG_PATH};
 use super::{checked_node_name, node_settings, windows_of};
+use crate::plan::downloads::Asset;
 use crate::plan::pins::{self, CONTAINERD_CRI_SOCKET};
 use crate::plan::releases::containerd::{ConfigFormat, ContainerdLine};
 use crate::plan::releases::kubernetes::KubernetesRelease;
@@ -239,6 +240,28 @@ fn join_script(values: &JoinScript) -> Result<String, RenderError> {
         ("CriSocket", CONTAINERD_CRI_SOCKET),
     ] {
         script.line(&format!("${variable} = {}", powershell_quote(value)));
+    }
+    script.comment("Every download and its published checksum file (hybridgen's download table).");
+    for (variable, asset, release) in [
+        ("Containerd", Asset::Containerd, values.containerd),
+        ("Kubelet", Asset::Kubelet, values.kubernetes_tag),
+        ("Kubeadm", Asset::Kubeadm, values.kubernetes_tag),
+        ("LogRunner", Asset::KubeLogRunner, log_runner),
+        ("Crictl", Asset::Crictl, values.crictl),
+    ] {
+        let download = asset.download(release);
+        let checksum = download
+            .checksum_url
+            .as_deref()
+            .ok_or_else(|| RenderError(format!("{} publishes no checksum file", download.url)))?;
+        script.line(&format!(
+            "${variable}Url = {}",
+            powershell_quote(&download.url)
+        ));
+        script.line(&format!(
+            "${variable}ChecksumUrl = {}",
+            powershell_quote(checksum)
+        ));
     }
     script.line(&format!(
         "$OpenVxlanPort = ${}",
