@@ -14,7 +14,6 @@
 
 pub mod cli;
 pub mod commands;
-pub mod cores;
 pub mod diagnostic;
 pub mod escape;
 pub mod input_file;

@@ -11,7 +11,7 @@ use crate::diagnostic::{Diagnostic, key, value};
 use crate::load::{Document, escape_pointer_token};
 use crate::rules::input::SCHEMA_VIOLATION;
 use crate::source::SourceFile;
-use crate::spec::{Node, Spec};
+use crate::spec::Spec;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
@@ -116,25 +116,13 @@ fn drop_null_alternatives(schema: &mut Value) {
 /// document needs validating, instead of generating it in every run.
 const COMMITTED: &str = include_str!("../schemas/hybridgen.schema.json");
 
-/// A node as the schema accepts it, typed; `None` when only the schema can say what is wrong.
-pub(crate) fn accepted_node(item: Value) -> Option<Node> {
-    strict::type_strictly::<Node>(item).filter(|node| !node.roles.is_empty())
-}
-
-/// A node given as its members, typed as [`accepted_node`] types the object they make.
-pub(crate) fn accepted_node_members<'k>(
-    members: impl Iterator<Item = (&'k str, Value)>,
-) -> Option<Node> {
-    strict::type_members_strictly::<Node>(members).filter(|node| !node.roles.is_empty())
-}
-
-/// The spec as the schema accepts it: the document without its node list (`top`, whose `nodes`
-/// is empty) typed, with the nodes typed one by one as they were read. `None` when only the
-/// schema can say what is wrong, or when an empty node list breaks its `minItems`.
-pub(crate) fn accepted_spec(top: Value, nodes: Vec<Node>) -> Option<Spec> {
-    let mut spec = strict::type_strictly::<Spec>(top)?;
-    spec.nodes = nodes;
-    (!spec.nodes.is_empty()).then_some(spec)
+/// The document typed as the schema accepts it, or `None` when only the schema can say what is
+/// wrong: [`strict`] types as strictly as the schema reads, and the two `minItems` the types cannot
+/// say (a spec has nodes, a node has roles) are checked here.
+pub(crate) fn typed(document: &Value) -> Option<Spec> {
+    let spec = strict::type_strictly::<Spec>(document)?;
+    let has_items = !spec.nodes.is_empty() && spec.nodes.iter().all(|node| !node.roles.is_empty());
+    has_items.then_some(spec)
 }
 
 struct CompiledSchema {

@@ -1,8 +1,7 @@
 //! The text of one input file and the mapping from byte offsets to 1-based lines and columns.
 
-use crate::input_file::MappedText;
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// Positions below this offset in a file whose lines are not indexed yet are counted from the
 /// top: a few findings about a large spec's settings cost a scan of its first lines, not an index
@@ -13,7 +12,7 @@ const COUNTED_BELOW: usize = 64 * 1024;
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     name: String,
-    text: Text,
+    text: String,
     /// Where each line starts, found when a position is first asked for: a large capture that
     /// has nothing to report never needs them.
     line_starts: OnceLock<Vec<usize>>,
@@ -26,44 +25,8 @@ pub struct Position {
     pub column: usize,
 }
 
-/// A file's text: in memory, or a large file's mapping (`input_file`).
-#[derive(Debug, Clone)]
-pub enum Text {
-    Owned(String),
-    Mapped(Arc<MappedText>),
-}
-
-impl From<String> for Text {
-    fn from(text: String) -> Self {
-        Text::Owned(text)
-    }
-}
-
-impl From<&str> for Text {
-    fn from(text: &str) -> Self {
-        Text::Owned(text.to_owned())
-    }
-}
-
-impl From<MappedText> for Text {
-    fn from(text: MappedText) -> Self {
-        Text::Mapped(Arc::new(text))
-    }
-}
-
-impl std::ops::Deref for Text {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        match self {
-            Text::Owned(text) => text,
-            Text::Mapped(text) => text.as_str(),
-        }
-    }
-}
-
 impl SourceFile {
-    pub fn new(name: impl Into<String>, text: impl Into<Text>) -> Self {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
         Self {
             name: name.into(),
             text: text.into(),

@@ -14,7 +14,6 @@ pub mod version;
 
 pub use address::{InputError, Problem};
 
-use crate::cores;
 pub use crate::spec::PodCidrs;
 use crate::spec::{Backend, Os, Provider, Role, Runtime, Spec};
 use ipnet::Ipv4Net;
@@ -682,8 +681,7 @@ fn plan_nodes(
             windows: (node.os == Os::Windows).then(|| Box::new(node_windows(spec, index, setup))),
         }
     };
-    let count = spec.nodes.len();
-    cores::map_indices(count, cores::threads_for_nodes(count), plan_node)
+    (0..spec.nodes.len()).map(plan_node).collect()
 }
 
 fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeWindows {

@@ -12,17 +12,9 @@ use serde::de::{
 use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
-/// The value typed as `T`, or `None` when only the schema can say what is wrong with it. The value
-/// is consumed: its strings move into the typed fields.
-pub(crate) fn type_strictly<T: de::DeserializeOwned>(value: Value) -> Option<T> {
+/// The value typed as `T`, or `None` when only the schema can say what is wrong with it.
+pub(crate) fn type_strictly<T: de::DeserializeOwned>(value: &Value) -> Option<T> {
     T::deserialize(Strict(value)).ok()
-}
-
-/// The members of a mapping typed as `T`, as [`type_strictly`] types the object they make.
-pub(crate) fn type_members_strictly<'k, T: de::DeserializeOwned>(
-    members: impl Iterator<Item = (&'k str, Value)>,
-) -> Option<T> {
-    T::deserialize(MapOf(Members::of(members))).ok()
 }
 
 /// Why strict typing stopped; the reference path says it properly.
@@ -43,15 +35,15 @@ impl de::Error for Refused {
     }
 }
 
-struct Strict(Value);
+struct Strict<'de>(&'de Value);
 
-impl<'de> Deserializer<'de> for Strict {
+impl<'de> Deserializer<'de> for Strict<'de> {
     type Error = Refused;
 
     /// Reached by scalars and by untagged enums, which must not see a list or a null.
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
         match self.0 {
-            Value::Bool(flag) => visitor.visit_bool(flag),
+            Value::Bool(flag) => visitor.visit_bool(*flag),
             Value::Number(number) => {
                 if let Some(unsigned) = number.as_u64() {
                     visitor.visit_u64(unsigned)
@@ -61,7 +53,7 @@ impl<'de> Deserializer<'de> for Strict {
                     visitor.visit_f64(number.as_f64().ok_or(Refused)?)
                 }
             }
-            Value::String(text) => visitor.visit_string(text),
+            Value::String(text) => visitor.visit_str(text),
             Value::Object(members) => visitor.visit_map(Members::new(members)),
             Value::Null | Value::Array(_) => Err(Refused),
         }
@@ -77,7 +69,7 @@ impl<'de> Deserializer<'de> for Strict {
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
         match self.0 {
-            Value::Array(items) => visitor.visit_seq(Items(items.into_iter())),
+            Value::Array(items) => visitor.visit_seq(Items(items.iter())),
             _ => Err(Refused),
         }
     }
@@ -106,7 +98,7 @@ impl<'de> Deserializer<'de> for Strict {
         visitor: V,
     ) -> Result<V::Value, Refused> {
         match self.0 {
-            Value::String(text) => visitor.visit_enum(text.into_deserializer()),
+            Value::String(text) => visitor.visit_enum(text.as_str().into_deserializer()),
             _ => Err(Refused),
         }
     }
@@ -130,31 +122,9 @@ impl<'de> Deserializer<'de> for Strict {
     }
 }
 
-/// A mapping given as its members: every request is answered with the map, so it types as a
-/// struct or a map, as [`Strict`] types an object, and anything else (an option, a list, an enum)
-/// is refused by the type's own visitor, which leaves the value to the reference path.
-struct MapOf<M>(Members<M>);
+struct Items<'de>(std::slice::Iter<'de, Value>);
 
-impl<'de, M, N> Deserializer<'de> for MapOf<M>
-where
-    M: Iterator<Item = (N, Value)>,
-    N: IntoDeserializer<'de, Refused>,
-{
-    type Error = Refused;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
-        visitor.visit_map(self.0)
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
-        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-struct Items(std::vec::IntoIter<Value>);
-
-impl<'de> SeqAccess<'de> for Items {
+impl<'de> SeqAccess<'de> for Items<'de> {
     type Error = Refused;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
@@ -168,33 +138,22 @@ impl<'de> SeqAccess<'de> for Items {
     }
 }
 
-/// A mapping's members, each a name and its value: an object's, or a mapping's given before any
-/// object was made of it.
-struct Members<M> {
-    members: M,
-    value: Option<Value>,
+/// An object's members, each a name and its value.
+struct Members<'de> {
+    members: serde_json::map::Iter<'de>,
+    value: Option<&'de Value>,
 }
 
-impl Members<serde_json::map::IntoIter> {
-    fn new(members: Map<String, Value>) -> Self {
-        Members::of(members.into_iter())
-    }
-}
-
-impl<M> Members<M> {
-    fn of(members: M) -> Self {
+impl<'de> Members<'de> {
+    fn new(members: &'de Map<String, Value>) -> Self {
         Members {
-            members,
+            members: members.iter(),
             value: None,
         }
     }
 }
 
-impl<'de, M, N> MapAccess<'de> for Members<M>
-where
-    M: Iterator<Item = (N, Value)>,
-    N: IntoDeserializer<'de, Refused>,
-{
+impl<'de> MapAccess<'de> for Members<'de> {
     type Error = Refused;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -205,7 +164,8 @@ where
             return Ok(None);
         };
         self.value = Some(value);
-        seed.deserialize(name.into_deserializer()).map(Some)
+        seed.deserialize(name.as_str().into_deserializer())
+            .map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Refused> {
@@ -222,19 +182,19 @@ mod tests {
 
     #[test]
     fn what_the_schema_accepts_types() {
-        let node: Node = type_strictly(json!({
+        let node: Node = type_strictly(&json!({
             "name": "win-0", "os": "windows", "roles": ["worker"], "address": "10.0.0.1",
             "cloud": {"instanceId": "i-1"}
         }))
         .unwrap();
         assert_eq!((node.name.as_str(), node.roles.len()), ("win-0", 1));
-        let network: Network = type_strictly(json!({
+        let network: Network = type_strictly(&json!({
             "clusterCidr": "10.244.0.0/16", "serviceCidr": "10.96.0.0/12",
             "nodeCidrMaskSize": 24, "maxPodsPerNode": 110
         }))
         .unwrap();
         assert_eq!(network.node_cidr_mask_size, Some(24));
-        let control_plane: ControlPlane = type_strictly(json!({
+        let control_plane: ControlPlane = type_strictly(&json!({
             "kubeadmToken": {"fromEnv": "KUBEADM_TOKEN"}, "kubeadmCaHash": "sha256:00"
         }))
         .unwrap();
@@ -253,36 +213,36 @@ mod tests {
         // Each of these serde alone accepts.
         let lenient: Result<Metadata, _> = serde_json::from_value(json!(["demo"]));
         assert!(lenient.is_ok());
-        assert!(type_strictly::<Metadata>(json!(["demo"])).is_none());
+        assert!(type_strictly::<Metadata>(&json!(["demo"])).is_none());
         assert!(
-            type_strictly::<Network>(json!({
+            type_strictly::<Network>(&json!({
                 "clusterCidr": "10.244.0.0/16", "serviceCidr": "10.96.0.0/12", "dnsServiceIp": null
             }))
             .is_none()
         );
         assert!(
-            type_strictly::<ControlPlane>(json!({"kubeadmToken": ["KUBEADM_TOKEN"]})).is_none()
+            type_strictly::<ControlPlane>(&json!({"kubeadmToken": ["KUBEADM_TOKEN"]})).is_none()
         );
         // And what serde refuses as well.
-        assert!(type_strictly::<Network>(json!({"clusterCidr": 1, "serviceCidr": "x"})).is_none());
+        assert!(type_strictly::<Network>(&json!({"clusterCidr": 1, "serviceCidr": "x"})).is_none());
         assert!(
-            type_strictly::<Network>(json!({
+            type_strictly::<Network>(&json!({
                 "clusterCidr": "a", "serviceCidr": "b", "nodeCidrMaskSize": 256
             }))
             .is_none()
         );
         assert!(
-            type_strictly::<Network>(json!({
+            type_strictly::<Network>(&json!({
                 "clusterCidr": "a", "serviceCidr": "b", "maxPodsPerNode": 1.0
             }))
             .is_none()
         );
-        assert!(type_strictly::<Metadata>(json!({"name": "a", "extra": 1})).is_none());
+        assert!(type_strictly::<Metadata>(&json!({"name": "a", "extra": 1})).is_none());
     }
 
     #[test]
     fn config_values_type_whole() {
-        let rke2: Rke2 = type_strictly(json!({
+        let rke2: Rke2 = type_strictly(&json!({
             "config": {"kubelet-arg": ["max-pods=250"], "debug": true},
             "serverConfig": {"etcd-snapshot-retention": 10}
         }))
@@ -300,55 +260,9 @@ mod tests {
             json!([["nested"]]),
             json!([null]),
         ] {
-            assert!(type_strictly::<Rke2>(json!({"config": {"key": refused}})).is_none());
+            assert!(type_strictly::<Rke2>(&json!({"config": {"key": refused}})).is_none());
         }
         // The secret reference still refuses a list beside it.
-        assert!(type_strictly::<Rke2>(json!({"token": ["RKE2_TOKEN"]})).is_none());
-    }
-
-    /// A node given as its members types exactly as the object they make: the same node, or
-    /// the same refusal.
-    #[test]
-    fn members_type_as_their_object_types() {
-        let nodes = [
-            json!({"name": "w", "os": "windows", "roles": ["worker"], "address": "10.0.0.1",
-                   "windowsBuild": "10.0.17763.4010", "cloud": {"instanceId": "i-1"}}),
-            json!({"name": "l", "os": "linux", "roles": ["controlplane", "etcd"],
-                   "address": "10.0.0.2", "podCidr": "10.244.3.0/24"}),
-            json!({"name": "x", "os": "linux", "roles": ["worker"], "address": "a", "extra": 1}),
-            json!({"name": "x", "os": "linux", "roles": ["worker"], "address": "a", "podCidr": null}),
-            json!({"name": "x", "os": "macos", "roles": ["worker"], "address": "a"}),
-            json!({"name": "x", "os": "linux", "roles": "worker", "address": "a"}),
-            json!({"name": "x", "os": "linux", "roles": ["worker"]}),
-            json!({"name": 7, "os": "linux", "roles": ["worker"], "address": "a"}),
-            json!({"name": "x", "os": "linux", "roles": ["worker"], "address": "a",
-                   "cloud": {"instanceId": ["i-1"]}}),
-        ];
-        let mut typed = 0;
-        for node in nodes {
-            let Value::Object(object) = &node else {
-                unreachable!()
-            };
-            let members = object
-                .iter()
-                .map(|(key, value)| (key.as_str(), value.clone()));
-            let from_members = type_members_strictly::<Node>(members);
-            let from_object = type_strictly::<Node>(node.clone());
-            assert_eq!(
-                format!("{from_members:?}"),
-                format!("{from_object:?}"),
-                "{node}"
-            );
-            typed += usize::from(from_object.is_some());
-        }
-        assert_eq!(typed, 2);
-        // Members make a mapping, nothing else: what is not a struct or a map is refused.
-        let members = || [("name", json!("w"))].into_iter();
-        assert!(type_members_strictly::<Option<Node>>(members()).is_none());
-        assert!(type_members_strictly::<Vec<Value>>(members()).is_none());
-        assert!(type_members_strictly::<crate::spec::Os>(members()).is_none());
-        assert!(type_members_strictly::<String>(members()).is_none());
-        let map = type_members_strictly::<std::collections::BTreeMap<String, String>>(members());
-        assert_eq!(map.unwrap()["name"], "w");
+        assert!(type_strictly::<Rke2>(&json!({"token": ["RKE2_TOKEN"]})).is_none());
     }
 }
