@@ -7,7 +7,10 @@
 //!
 //! `HYBRIDGEN_TEST_BIN` runs these against another build of hybridgen (an older release, to see
 //! which of them it fails).
-
+#![allow(
+    clippy::print_stderr,
+    reason = "what the kill tests saw, shown with `--nocapture`"
+)]
 #![cfg(target_os = "linux")]
 
 #[path = "support/watched.rs"]
@@ -286,9 +289,8 @@ fn values_of_the_wrong_type_are_findings_naming_file_and_field() {
 #[test]
 fn fifos_devices_and_symlinked_directories_are_refused_before_reading() {
     let fifo = write_capture("fifo", &healthy());
-    let path = std::ffi::CString::new(fifo.join("pipe.json").to_str().unwrap()).unwrap();
-    // SAFETY: creates a FIFO at a path this test owns.
-    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mkfifoat(rustix::fs::CWD, fifo.join("pipe.json"), mode).unwrap();
     let device = write_capture("device", &healthy());
     std::os::unix::fs::symlink("/dev/urandom", device.join("random.json")).unwrap();
     let linked = write_capture("linked", &healthy());
@@ -765,12 +767,8 @@ fn concurrent_renders_of_different_specs_leave_one_whole_set() {
                 let Ok(directory) = std::fs::File::open(&out) else {
                     continue;
                 };
-                use std::os::unix::io::AsRawFd;
-                // SAFETY: flock on a descriptor this thread owns, released when it is closed.
-                assert_eq!(
-                    unsafe { libc::flock(directory.as_raw_fd(), libc::LOCK_EX) },
-                    0
-                );
+                // `flock`, released when the descriptor is closed.
+                directory.lock().unwrap();
                 let state = snapshot(&out);
                 drop(directory);
                 samples += 1;

@@ -639,21 +639,17 @@ impl DirectoryLock {
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            use std::os::unix::io::AsRawFd;
             let directory = fs::OpenOptions::new()
                 .read(true)
                 .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
                 .open(out)
                 .map_err(|cause| error(out, "cannot open", cause))?;
+            // `flock` on Unix; released when the descriptor is closed.
             loop {
-                // SAFETY: flock on a descriptor this function owns; it is released when the
-                // descriptor is closed.
-                if unsafe { libc::flock(directory.as_raw_fd(), libc::LOCK_EX) } == 0 {
-                    break;
-                }
-                let cause = io::Error::last_os_error();
-                if cause.kind() != io::ErrorKind::Interrupted {
-                    return Err(error(out, "cannot lock", cause));
+                match directory.lock() {
+                    Ok(()) => break,
+                    Err(cause) if cause.kind() == io::ErrorKind::Interrupted => {}
+                    Err(cause) => return Err(error(out, "cannot lock", cause)),
                 }
             }
             Ok(DirectoryLock {
@@ -1242,8 +1238,8 @@ mod tests {
         fs::write(dir.join("longer"), "abcd").unwrap();
         fs::write(dir.join("empty"), "").unwrap();
         std::os::unix::fs::symlink(dir.join("same"), dir.join("link")).unwrap();
-        let fifo = std::ffi::CString::new(dir.join("fifo").into_os_string().into_encoded_bytes());
-        assert_eq!(unsafe { libc::mkfifo(fifo.unwrap().as_ptr(), 0o600) }, 0);
+        let mode = rustix::fs::Mode::from_raw_mode(0o600);
+        rustix::fs::mkfifoat(rustix::fs::CWD, dir.join("fifo"), mode).unwrap();
         for (name, contents, expected) in [
             ("same", "abc", OnDisk::Same),
             ("empty", "", OnDisk::Same),
