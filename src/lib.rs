@@ -29,4 +29,5 @@ pub mod rules;
 pub mod schema;
 pub mod source;
 pub mod spec;
+pub mod suggest;
 pub mod verify;

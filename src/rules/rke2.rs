@@ -635,7 +635,7 @@ fn key_problem(key: &str, value: &Value, servers: bool) -> Option<(String, Strin
         }
         Scope::Unknown => {
             let known: Vec<String> = rke2_keys::known().map(String::from).collect();
-            let help = match crate::schema::nearest(key, &known) {
+            let help = match crate::suggest::nearest(key, &known) {
                 Some(nearest) => format!("did you mean `{nearest}`?"),
                 None => {
                     format!("remove `{key}`; docs.rke2.io \"Configuration Options\" lists the keys")

@@ -5,7 +5,7 @@
 //! properly; nothing is skipped in silence. A file left empty by `--ignore-not-found` is an object
 //! the cluster does not have.
 
-use super::kubectl::Capture;
+use super::Capture;
 use super::prune;
 use crate::diagnostic::{Diagnostic, Location, value};
 use crate::live::Object;

@@ -3,6 +3,7 @@
 //! the user's own kubectl and current context (`--kubectl`), whose auth plugins, contexts and
 //! proxies already work. Every command is a read-only `kubectl get`; none reads a Secret.
 
+use super::Capture;
 use super::capture::{BUDGET, Input, bytes_text};
 use crate::escape;
 use crate::plan::Plan;
@@ -13,28 +14,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// One capture: what it reads, the file it is saved to, and the `kubectl` arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Capture {
-    pub file: &'static str,
-    pub args: Vec<String>,
-    /// Objects a cluster may lack (kubeadm's ConfigMaps on k3s or RKE2): captured with
-    /// `--ignore-not-found`, so that an absent one leaves an empty file.
-    pub optional: bool,
-}
-
-impl Capture {
-    /// The command line, as a user types it.
-    pub fn command_line(&self) -> String {
-        format!("kubectl {}", self.args.join(" "))
-    }
-
-    /// The command line saving to `file` under `dir`.
-    pub fn saved_to(&self, dir: &str) -> String {
-        format!("{} > {dir}/{}", self.command_line(), self.file)
-    }
-}
 
 fn capture(file: &'static str, args: &[&str], optional: bool) -> Capture {
     let mut args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
