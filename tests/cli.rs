@@ -41,11 +41,11 @@ fn snapshot(name: &str, text: &str) {
 }
 
 const MIXED: &str = "tests/fixtures/mixed.yaml";
-const MAIN_EXAMPLE: &str = "examples/kubeadm-vxlan-windows.yaml";
+const KUBEADM_1_15_EXAMPLE: &str = "examples/kubeadm-vxlan-windows.yaml";
 
 #[test]
 fn a_clean_spec_exits_zero_and_prints_its_plan() {
-    let output = hybridgen(&["plan", MAIN_EXAMPLE]);
+    let output = hybridgen(&["plan", KUBEADM_1_15_EXAMPLE]);
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
     assert!(text.contains("10.244.0.0/24"), "{text}");
@@ -89,7 +89,7 @@ fn yaml_syntax_errors_are_findings_and_exit_one() {
 
 #[test]
 fn a_missing_file_exits_two_and_the_others_are_still_checked() {
-    let output = hybridgen(&["plan", "no-such-spec.yaml", MAIN_EXAMPLE]);
+    let output = hybridgen(&["plan", "no-such-spec.yaml", KUBEADM_1_15_EXAMPLE]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(

@@ -206,10 +206,8 @@ fn every_rule_has_a_failing_fixture_and_a_passing_neighbour() {
             continue;
         }
         let prefix = format!("{}-", rule.code);
-        // HG317 guards the rendered start scripts, which work in every mount layout, so no spec
-        // fails it: its firing case is a unit test (src/rules/hostprocess.rs).
         assert!(
-            rule.code == "HG317" || invalid.iter().any(|n| n.starts_with(&prefix)),
+            invalid.iter().any(|n| n.starts_with(&prefix)),
             "no invalid fixture for {}",
             rule.code
         );

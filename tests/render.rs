@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 const TOKEN: &str = "q1w2e3.r4t5y6u7i8o9p0a1";
 const CA_HASH: &str = "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const RKE2_TOKEN: &str = "K10f0e1d2c3b4a5968778695a4b3c2d1e0f::server:5e3c0f1a2b";
-const MAIN_EXAMPLE: &str = "examples/kubeadm-vxlan-windows.yaml";
+const KUBEADM_1_15_EXAMPLE: &str = "examples/kubeadm-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -159,7 +159,7 @@ fn a_spec_with_errors_renders_nothing() {
 #[test]
 fn unset_secrets_are_named_never_written_and_block_rendering() {
     let out = scratch("unset");
-    let spec = root().join(MAIN_EXAMPLE);
+    let spec = root().join(KUBEADM_1_15_EXAMPLE);
     let args = [
         "render",
         spec.to_str().unwrap(),
@@ -193,7 +193,7 @@ fn unset_secrets_are_named_never_written_and_block_rendering() {
 #[test]
 fn secrets_reach_only_their_files_which_are_private() {
     let out = scratch("secrets");
-    let output = render(&root().join(MAIN_EXAMPLE), &out);
+    let output = render(&root().join(KUBEADM_1_15_EXAMPLE), &out);
     assert_eq!(output.status.code(), Some(0));
     for stream in [&output.stdout, &output.stderr] {
         let text = String::from_utf8_lossy(stream);
@@ -219,7 +219,11 @@ fn secrets_reach_only_their_files_which_are_private() {
     }
     // Plan output, in every format, never holds them either.
     for format in ["human", "json", "sarif", "github"] {
-        let plan = hybridgen(&["plan", "--format", format, MAIN_EXAMPLE], true, root());
+        let plan = hybridgen(
+            &["plan", "--format", format, KUBEADM_1_15_EXAMPLE],
+            true,
+            root(),
+        );
         let text = String::from_utf8_lossy(&plan.stdout);
         assert!(!text.contains(TOKEN) && !text.contains(CA_HASH), "{format}");
     }
@@ -229,7 +233,7 @@ fn secrets_reach_only_their_files_which_are_private() {
 #[test]
 fn check_reports_stale_and_missing_files_and_writes_nothing() {
     let out = scratch("check");
-    let spec = root().join(MAIN_EXAMPLE);
+    let spec = root().join(KUBEADM_1_15_EXAMPLE);
     render(&spec, &out);
     let check_args = [
         "render",
@@ -272,7 +276,7 @@ fn a_file_hybridgen_did_not_write_is_kept() {
     let out = scratch("foreign");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("plan.json"), "mine\n").unwrap();
-    let refused = render(&root().join(MAIN_EXAMPLE), &out);
+    let refused = render(&root().join(KUBEADM_1_15_EXAMPLE), &out);
     assert_eq!(refused.status.code(), Some(2));
     assert_eq!(
         std::fs::read_to_string(out.join("plan.json")).unwrap(),
@@ -284,7 +288,7 @@ fn a_file_hybridgen_did_not_write_is_kept() {
 #[test]
 fn main_example_artifacts_are_stable() {
     let out = scratch("golden");
-    render(&root().join(MAIN_EXAMPLE), &out);
+    render(&root().join(KUBEADM_1_15_EXAMPLE), &out);
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(root().join("snapshots"));
     settings.set_prepend_module_to_snapshot(false);
@@ -302,7 +306,7 @@ fn main_example_artifacts_are_stable() {
 
 #[test]
 fn an_inline_token_is_warned_about_but_never_echoed() {
-    let spec = std::fs::read_to_string(root().join(MAIN_EXAMPLE))
+    let spec = std::fs::read_to_string(root().join(KUBEADM_1_15_EXAMPLE))
         .unwrap()
         .replace(
             "    kubeadmToken:\n      fromEnv: KUBEADM_TOKEN",
@@ -338,7 +342,7 @@ fn error_messages_never_hold_secrets() {
     // A file in the way of a secret-bearing artifact makes the render fail after the secrets
     // were read.
     std::fs::write(out.join("windows/win-worker-0"), "in the way\n").unwrap();
-    let output = render(&root().join(MAIN_EXAMPLE), &out);
+    let output = render(&root().join(KUBEADM_1_15_EXAMPLE), &out);
     assert_eq!(output.status.code(), Some(2));
     for stream in [&output.stdout, &output.stderr] {
         let text = String::from_utf8_lossy(stream);
@@ -352,7 +356,7 @@ fn error_messages_never_hold_secrets() {
 
 #[test]
 fn node_order_changes_only_the_order_dependent_files() {
-    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    let original = std::fs::read_to_string(root().join(KUBEADM_1_15_EXAMPLE)).unwrap();
     // Move the last node to the front of the node list.
     let (head, list) = original.split_once("nodes:\n").unwrap();
     let mut blocks: Vec<&str> = list.trim_end().split("\n  - ").collect();
@@ -362,7 +366,7 @@ fn node_order_changes_only_the_order_dependent_files() {
     let path = scratch("reordered").with_extension("yaml");
     std::fs::write(&path, &moved).unwrap();
     let (a, b) = (scratch("order-a"), scratch("order-b"));
-    render(&root().join(MAIN_EXAMPLE), &a);
+    render(&root().join(KUBEADM_1_15_EXAMPLE), &a);
     assert_eq!(render(&path, &b).status.code(), Some(0));
     let (before, after) = (tree(&a), tree(&b));
     let differing: Vec<&str> = before
@@ -476,8 +480,12 @@ fn files_of_a_renamed_node_are_reported_then_removed() {
     let out = scratch("renamed-node");
     let spec_dir = scratch("renamed-node-spec");
     std::fs::create_dir_all(&spec_dir).unwrap();
-    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
-    assert!(render(&root().join(MAIN_EXAMPLE), &out).status.success());
+    let original = std::fs::read_to_string(root().join(KUBEADM_1_15_EXAMPLE)).unwrap();
+    assert!(
+        render(&root().join(KUBEADM_1_15_EXAMPLE), &out)
+            .status
+            .success()
+    );
     let old_dir = out.join("windows/win-worker-0");
     assert!(old_dir.is_dir(), "the example has a node win-worker-0");
     let renamed = spec_dir.join("renamed.yaml");
@@ -604,4 +612,47 @@ fn rke2_token_reaches_only_the_node_configurations_which_are_private() {
         assert!(!text.contains("<unset:"), "{path}");
     }
     std::fs::remove_dir_all(&rancher).unwrap();
+}
+
+/// HostProcess containers see the service-account token at `/var/run/secrets` only with bind
+/// mounts; with the symlink layout (containerd 1.6, or Windows Server 2019 before 10.0.17763.3165)
+/// it is under `$env:CONTAINER_SANDBOX_MOUNT_POINT` (kubernetes/enhancements KEP-1981, "Container
+/// mounts"). The rendered start scripts read it there, so they work in both layouts and no spec
+/// needs a rule about the layout.
+#[test]
+fn hostprocess_start_scripts_read_the_token_under_the_sandbox_mount_point() {
+    let path = root().join("examples/kubeadm-1.33-vxlan-windows.yaml");
+    let checked = hybridgen::pipeline::check("spec.yaml", std::fs::read(path).unwrap());
+    let (spec, plan) = checked.into_spec_and_plan().unwrap();
+    let secrets = hybridgen::render::Secrets::default();
+    let input = hybridgen::render::Input {
+        spec: &spec,
+        plan: &plan,
+        secrets: &secrets,
+    };
+    let artifacts = hybridgen::render::render_all(&input).unwrap();
+    let scripts: Vec<_> = artifacts
+        .iter()
+        .filter(|artifact| artifact.path.ends_with("start.ps1"))
+        .collect();
+    assert_eq!(
+        scripts.len(),
+        2,
+        "{:?}",
+        artifacts.iter().map(|a| &a.path).collect::<Vec<_>>()
+    );
+    for script in scripts {
+        for (at, _) in script.contents.match_indices("/var/run/secrets") {
+            let line_start = script.contents[..at].rfind('\n').map_or(0, |n| n + 1);
+            let before = &script.contents[line_start..at];
+            assert!(
+                before.trim_start().starts_with('#')
+                    || before.ends_with("$mount")
+                    || before.ends_with("-replace '"),
+                "{}: {}",
+                script.path,
+                &script.contents[line_start..at + 20]
+            );
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const CURRENT: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -236,7 +236,7 @@ fn completion_and_manual_install_commands_work_on_a_fresh_home() {
 
 #[test]
 fn the_capture_script_is_a_shell_script() {
-    let script = stdout(&hybridgen(&["verify", CURRENT, "--print-capture"]));
+    let script = stdout(&hybridgen(&["verify", MAIN_EXAMPLE, "--print-capture"]));
     assert!(script.starts_with("#!/bin/sh\n"), "{script}");
     let path = scratch("capture").join("capture.sh");
     std::fs::write(&path, &script).unwrap();
@@ -286,7 +286,7 @@ fn placeholders_are_written_as_the_help_names_them() {
     let out = scratch("placeholders");
     let rendered = hybridgen(&[
         "render",
-        CURRENT,
+        MAIN_EXAMPLE,
         "--out",
         out.to_str().unwrap(),
         "--allow-missing-secrets",
@@ -371,7 +371,7 @@ fn the_docs_name_one_sarif_upload_action_and_who_writes_the_cni_config() {
     // On Linux flannel's `install-cni` init container copies it; the docs say so.
     let out = scratch("conflist");
     let rendered = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
-        .args(["render", CURRENT, "--out", out.to_str().unwrap()])
+        .args(["render", MAIN_EXAMPLE, "--out", out.to_str().unwrap()])
         .current_dir(root())
         .env("KUBEADM_TOKEN", "abcdef.0123456789abcdef")
         .env("KUBEADM_CA_HASH", format!("sha256:{}", "0".repeat(64)))
@@ -407,4 +407,19 @@ fn modules_import_without_cycles() {
          cycle: plan::releases::windows <-> plan::version\n"
     );
     assert_eq!(output.status.code(), Some(1));
+}
+
+/// `MAIN_EXAMPLE`, which the tests plan, render and verify as a user's first spec, is the one the
+/// README calls the main example.
+#[test]
+fn main_example_is_the_readmes() {
+    let readme = read("README.md");
+    let line = readme
+        .lines()
+        .find(|line| line.contains("the main example:"))
+        .unwrap();
+    assert!(line.contains(&format!("]({MAIN_EXAMPLE})")), "{line}");
+    assert!(readme.contains(&format!(
+        "plan {MAIN_EXAMPLE}   # build, then plan the main example"
+    )));
 }
