@@ -171,7 +171,10 @@ fn pointer_table() -> String {
         Default::default();
     for entry in std::fs::read_dir(root().join("tests/fixtures/invalid")).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        for line in text.lines().filter_map(|line| line.strip_prefix("# expect: ")) {
+        for line in text
+            .lines()
+            .filter_map(|line| line.strip_prefix("# expect: "))
+        {
             let (code, place) = line.split_once(' ').unwrap_or((line, ""));
             let place: Vec<&str> = place
                 .split('/')
