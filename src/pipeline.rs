@@ -54,22 +54,40 @@ fn check_with(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
     };
     checked.file.inline_secrets = inline_secret_spans(&document);
     checked.diagnostics = input::check_api_version(&document.value);
-    let typed = match typing {
-        _ if !checked.diagnostics.is_empty() => None,
-        Typing::TypedFirst => schema::typed(&document.value),
-        Typing::SchemaFirst => None,
-    };
-    if checked.diagnostics.is_empty() && typed.is_none() {
-        checked.diagnostics = schema::validate(&checked.file.source, &document);
+    if !checked.diagnostics.is_empty() {
+        checked.file.spans = Some(document.spans);
+        return checked;
     }
+    let document = match typing {
+        Typing::TypedFirst => {
+            let Document { value, spans } = document;
+            checked.file.spans = Some(spans);
+            if let Some(spec) = schema::typed(value) {
+                checked.finish(spec);
+                return checked;
+            }
+            // Typing consumed the value, so that a large spec is never held twice; a document
+            // that does not type is read again for the schema, which says what is wrong.
+            match load::load(&checked.file.source) {
+                Ok(document) => document,
+                Err(error) => return checked.syntax_error(error),
+            }
+        }
+        Typing::SchemaFirst => document,
+    };
+    check_against_schema(checked, document)
+}
+
+/// The schema's findings on the document, or, when it has none, the document typed as serde
+/// reads it (whose error, if any, is the last word).
+fn check_against_schema(mut checked: Checked, document: Document) -> Checked {
+    checked.diagnostics = schema::validate(&checked.file.source, &document);
     let Document { value, spans } = document;
     checked.file.spans = Some(spans);
     if !checked.diagnostics.is_empty() {
         return checked;
     }
-    // Typed from a borrow, then dropped whole before planning: a copy would cost tens of
-    // megabytes at 65,536 nodes.
-    let typed = typed.map_or_else(|| Spec::deserialize(&value), Ok);
+    let typed = Spec::deserialize(&value);
     drop(value);
     match typed {
         Ok(spec) => checked.finish(spec),
@@ -175,7 +193,7 @@ mod tests {
     fn checked_by_type(text: &str) -> bool {
         let source = SourceFile::new("s.yaml", text);
         let document = load::load(&source).unwrap();
-        schema::typed(&document.value).is_some()
+        schema::typed(document.value).is_some()
     }
 
     /// Every valid fixture and example types without the schema.

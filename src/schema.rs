@@ -117,10 +117,10 @@ fn drop_null_alternatives(schema: &mut Value) {
 /// document needs validating, instead of generating it in every run.
 const COMMITTED: &str = include_str!("../schemas/hybridgen.schema.json");
 
-/// The document typed as the schema accepts it, or `None` when only the schema can say what is
-/// wrong: [`strict`] types as strictly as the schema reads, and the two `minItems` the types cannot
+/// The document typed as the schema accepts it (consumed), or `None` when only the schema can say
+/// what is wrong: [`strict`] types as strictly as the schema reads, and the two `minItems` the types cannot
 /// say (a spec has nodes, a node has roles) are checked here.
-pub(crate) fn typed(document: &Value) -> Option<Spec> {
+pub(crate) fn typed(document: Value) -> Option<Spec> {
     let spec = strict::type_strictly::<Spec>(document)?;
     let has_items = !spec.nodes.is_empty() && spec.nodes.iter().all(|node| !node.roles.is_empty());
     has_items.then_some(spec)

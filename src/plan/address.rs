@@ -1,7 +1,7 @@
 //! Strict IPv4 address and CIDR parsing: no host bits, no leading zeros, no IPv6, no shorthand.
 
-use std::fmt::Write as _;
 use ipnet::Ipv4Net;
+use std::fmt::Write as _;
 use std::net::Ipv4Addr;
 
 /// Why a written value is not acceptable, with the fix. Boxed: the plan holds a [`Parsed`] slot

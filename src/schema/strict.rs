@@ -12,8 +12,10 @@ use serde::de::{
 use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
-/// The value typed as `T`, or `None` when only the schema can say what is wrong with it.
-pub(crate) fn type_strictly<T: de::DeserializeOwned>(value: &Value) -> Option<T> {
+/// The value typed as `T`, or `None` when only the schema can say what is wrong with it. The value
+/// is consumed: its strings move into the typed fields, and each part is freed once typed, so a
+/// large spec is not held twice.
+pub(crate) fn type_strictly<T: de::DeserializeOwned>(value: Value) -> Option<T> {
     T::deserialize(Strict(value)).ok()
 }
 
@@ -35,15 +37,15 @@ impl de::Error for Refused {
     }
 }
 
-struct Strict<'de>(&'de Value);
+struct Strict(Value);
 
-impl<'de> Deserializer<'de> for Strict<'de> {
+impl<'de> Deserializer<'de> for Strict {
     type Error = Refused;
 
     /// Reached by scalars and by untagged enums, which must not see a list or a null.
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
         match self.0 {
-            Value::Bool(flag) => visitor.visit_bool(*flag),
+            Value::Bool(flag) => visitor.visit_bool(flag),
             Value::Number(number) => {
                 if let Some(unsigned) = number.as_u64() {
                     visitor.visit_u64(unsigned)
@@ -53,7 +55,7 @@ impl<'de> Deserializer<'de> for Strict<'de> {
                     visitor.visit_f64(number.as_f64().ok_or(Refused)?)
                 }
             }
-            Value::String(text) => visitor.visit_str(text),
+            Value::String(text) => visitor.visit_string(text),
             Value::Object(members) => visitor.visit_map(Members::new(members)),
             Value::Null | Value::Array(_) => Err(Refused),
         }
@@ -69,7 +71,7 @@ impl<'de> Deserializer<'de> for Strict<'de> {
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
         match self.0 {
-            Value::Array(items) => visitor.visit_seq(Items(items.iter())),
+            Value::Array(items) => visitor.visit_seq(Items(items.into_iter())),
             _ => Err(Refused),
         }
     }
@@ -98,7 +100,7 @@ impl<'de> Deserializer<'de> for Strict<'de> {
         visitor: V,
     ) -> Result<V::Value, Refused> {
         match self.0 {
-            Value::String(text) => visitor.visit_enum(text.as_str().into_deserializer()),
+            Value::String(text) => visitor.visit_enum(text.into_deserializer()),
             _ => Err(Refused),
         }
     }
@@ -122,9 +124,9 @@ impl<'de> Deserializer<'de> for Strict<'de> {
     }
 }
 
-struct Items<'de>(std::slice::Iter<'de, Value>);
+struct Items(std::vec::IntoIter<Value>);
 
-impl<'de> SeqAccess<'de> for Items<'de> {
+impl<'de> SeqAccess<'de> for Items {
     type Error = Refused;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
@@ -139,21 +141,21 @@ impl<'de> SeqAccess<'de> for Items<'de> {
 }
 
 /// An object's members, each a name and its value.
-struct Members<'de> {
-    members: serde_json::map::Iter<'de>,
-    value: Option<&'de Value>,
+struct Members {
+    members: serde_json::map::IntoIter,
+    value: Option<Value>,
 }
 
-impl<'de> Members<'de> {
-    fn new(members: &'de Map<String, Value>) -> Self {
+impl Members {
+    fn new(members: Map<String, Value>) -> Self {
         Members {
-            members: members.iter(),
+            members: members.into_iter(),
             value: None,
         }
     }
 }
 
-impl<'de> MapAccess<'de> for Members<'de> {
+impl<'de> MapAccess<'de> for Members {
     type Error = Refused;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -164,8 +166,7 @@ impl<'de> MapAccess<'de> for Members<'de> {
             return Ok(None);
         };
         self.value = Some(value);
-        seed.deserialize(name.as_str().into_deserializer())
-            .map(Some)
+        seed.deserialize(name.into_deserializer()).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Refused> {
@@ -182,19 +183,19 @@ mod tests {
 
     #[test]
     fn what_the_schema_accepts_types() {
-        let node: Node = type_strictly(&json!({
+        let node: Node = type_strictly(json!({
             "name": "win-0", "os": "windows", "roles": ["worker"], "address": "10.0.0.1",
             "cloud": {"instanceId": "i-1"}
         }))
         .unwrap();
         assert_eq!((node.name.as_str(), node.roles.len()), ("win-0", 1));
-        let network: Network = type_strictly(&json!({
+        let network: Network = type_strictly(json!({
             "clusterCidr": "10.244.0.0/16", "serviceCidr": "10.96.0.0/12",
             "nodeCidrMaskSize": 24, "maxPodsPerNode": 110
         }))
         .unwrap();
         assert_eq!(network.node_cidr_mask_size, Some(24));
-        let control_plane: ControlPlane = type_strictly(&json!({
+        let control_plane: ControlPlane = type_strictly(json!({
             "kubeadmToken": {"fromEnv": "KUBEADM_TOKEN"}, "kubeadmCaHash": "sha256:00"
         }))
         .unwrap();
@@ -213,36 +214,36 @@ mod tests {
         // Each of these serde alone accepts.
         let lenient: Result<Metadata, _> = serde_json::from_value(json!(["demo"]));
         assert!(lenient.is_ok());
-        assert!(type_strictly::<Metadata>(&json!(["demo"])).is_none());
+        assert!(type_strictly::<Metadata>(json!(["demo"])).is_none());
         assert!(
-            type_strictly::<Network>(&json!({
+            type_strictly::<Network>(json!({
                 "clusterCidr": "10.244.0.0/16", "serviceCidr": "10.96.0.0/12", "dnsServiceIp": null
             }))
             .is_none()
         );
         assert!(
-            type_strictly::<ControlPlane>(&json!({"kubeadmToken": ["KUBEADM_TOKEN"]})).is_none()
+            type_strictly::<ControlPlane>(json!({"kubeadmToken": ["KUBEADM_TOKEN"]})).is_none()
         );
         // And what serde refuses as well.
-        assert!(type_strictly::<Network>(&json!({"clusterCidr": 1, "serviceCidr": "x"})).is_none());
+        assert!(type_strictly::<Network>(json!({"clusterCidr": 1, "serviceCidr": "x"})).is_none());
         assert!(
-            type_strictly::<Network>(&json!({
+            type_strictly::<Network>(json!({
                 "clusterCidr": "a", "serviceCidr": "b", "nodeCidrMaskSize": 256
             }))
             .is_none()
         );
         assert!(
-            type_strictly::<Network>(&json!({
+            type_strictly::<Network>(json!({
                 "clusterCidr": "a", "serviceCidr": "b", "maxPodsPerNode": 1.0
             }))
             .is_none()
         );
-        assert!(type_strictly::<Metadata>(&json!({"name": "a", "extra": 1})).is_none());
+        assert!(type_strictly::<Metadata>(json!({"name": "a", "extra": 1})).is_none());
     }
 
     #[test]
     fn config_values_type_whole() {
-        let rke2: Rke2 = type_strictly(&json!({
+        let rke2: Rke2 = type_strictly(json!({
             "config": {"kubelet-arg": ["max-pods=250"], "debug": true},
             "serverConfig": {"etcd-snapshot-retention": 10}
         }))
@@ -260,9 +261,9 @@ mod tests {
             json!([["nested"]]),
             json!([null]),
         ] {
-            assert!(type_strictly::<Rke2>(&json!({"config": {"key": refused}})).is_none());
+            assert!(type_strictly::<Rke2>(json!({"config": {"key": refused}})).is_none());
         }
         // The secret reference still refuses a list beside it.
-        assert!(type_strictly::<Rke2>(&json!({"token": ["RKE2_TOKEN"]})).is_none());
+        assert!(type_strictly::<Rke2>(json!({"token": ["RKE2_TOKEN"]})).is_none());
     }
 }
