@@ -13,7 +13,11 @@ pub fn read(path: &Path, limit: usize) -> io::Result<Vec<u8>> {
     if path == Path::new("-") {
         io::stdin().lock().take(limit).read_to_end(&mut bytes)?;
     } else {
-        File::open(path)?.take(limit).read_to_end(&mut bytes)?;
+        let file = File::open(path)?;
+        // Sized up front: a buffer grown by doubling would hold up to twice the limit.
+        let size = file.metadata()?.len().min(limit);
+        bytes.reserve_exact(usize::try_from(size).unwrap_or(0));
+        file.take(limit).read_to_end(&mut bytes)?;
     }
     Ok(bytes)
 }

@@ -113,7 +113,7 @@ pub fn decode(name: &str, bytes: Vec<u8>) -> (SourceFile, Result<(), LoadError>)
 /// text without a copy; anything else is shown with replacement characters.
 pub fn decode_within(
     name: &str,
-    bytes: Vec<u8>,
+    mut bytes: Vec<u8>,
     limits: &Limits,
 ) -> (SourceFile, Result<(), LoadError>) {
     if bytes.len() > limits.bytes {
@@ -125,7 +125,9 @@ pub fn decode_within(
             ),
         )
         .help(limits.too_big_help);
-        let text = String::from_utf8_lossy(&bytes[..limits.bytes]).into_owned();
+        bytes.truncate(limits.bytes);
+        let text = String::from_utf8(bytes)
+            .unwrap_or_else(|invalid| String::from_utf8_lossy(invalid.as_bytes()).into_owned());
         return (SourceFile::new(name, text), Err(error));
     }
     match String::from_utf8(bytes) {
