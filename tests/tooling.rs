@@ -392,21 +392,16 @@ fn the_docs_name_one_sarif_upload_action_and_who_writes_the_cni_config() {
     assert!(windows.contains("/etc/cni/net.d/10-flannel.conflist"));
 }
 
-/// Imports between modules point one way: `tools/module-cycles.py` finds no cycle but the two
-/// left inside `plan` between the release tables and the version types (its `--graph` lists every
-/// edge). A new cycle fails here; removing one of these shortens the list.
+/// Imports between modules point one way: `tools/module-cycles.py` finds no cycle between files
+/// or between top-level modules (its `--graph` lists every edge).
 #[test]
 fn modules_import_without_cycles() {
     let output = Command::new("python3")
         .arg(root().join("tools/module-cycles.py"))
         .output()
         .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&output.stdout),
-        "cycle: plan::flannel_release <-> plan::pins <-> plan::releases\n\
-         cycle: plan::releases::windows <-> plan::version\n"
-    );
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    assert_eq!(output.status.code(), Some(0));
 }
 
 /// `MAIN_EXAMPLE`, which the tests plan, render and verify as a user's first spec, is the one the

@@ -11,6 +11,7 @@ pub mod rke2;
 pub mod rke2_keys;
 pub mod subnets;
 pub mod version;
+pub mod windows_image;
 
 pub use address::{InputError, Problem};
 

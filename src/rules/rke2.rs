@@ -558,7 +558,7 @@ fn check_windows_builds(context: &Context, found: &mut Vec<Diagnostic>) {
                 value(windows.build_pointer.clone()),
                 format!(
                     "Windows build {build} ({}) is not one RKE2 validates (Windows Server 2019 and 2022)",
-                    build.name()
+                    crate::plan::releases::windows::name(build.build)
                 ),
             )
             .label("not validated by RKE2")
