@@ -5,9 +5,10 @@
 # `verify`. Every byte printed, every exit code and every rendered file must be the same.
 #
 #   bash benches/differential.sh OLD_BINARY NEW_BINARY
+#   GEN_SPEC=path/to/gen_spec bash benches/differential.sh OLD NEW   # a gen_spec already built
 #
-# Used to show that a speed change kept the output (see BENCHMARKS.md); `cargo test` holds the
-# fast paths to the reference paths inside one build (tests/differential.rs).
+# Used to show that a change kept the output (see BENCHMARKS.md); `cargo test` holds the typed
+# path to the schema path inside one build (tests/differential.rs).
 set -euo pipefail
 
 old=$(realpath "$1")
@@ -17,13 +18,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
 
-cargo build --release --quiet --locked --example gen_spec
+gen_spec=${GEN_SPEC:-}
+if [ -z "$gen_spec" ]; then
+    cargo build --release --quiet --locked --example gen_spec
+    gen_spec=target/release/examples/gen_spec
+fi
+gen_spec=$(realpath "$gen_spec")
 mkdir -p "$work/specs"
 for n in 3 100 5000 65536; do
-    target/release/examples/gen_spec "$n" >"$work/specs/gen-$n.yaml"
+    "$gen_spec" "$n" >"$work/specs/gen-$n.yaml"
 done
 for n in 100 5000; do
-    target/release/examples/gen_spec "$n" --findings >"$work/specs/gen-$n-findings.yaml"
+    "$gen_spec" "$n" --findings >"$work/specs/gen-$n-findings.yaml"
 done
 # Hostile shapes: a node list of empty entries (schema findings past the cap), one of nulls, deep
 # nesting, and a spec whose node list is not the last key.

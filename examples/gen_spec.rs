@@ -6,6 +6,10 @@
 //! Mixed Linux and Windows workers, pinned and unpinned pod subnets, AWS instance ids; the output
 //! depends only on N (3 to 65,536). `--findings` gives every eighth node an unsupported Windows
 //! build, an error to report.
+#![allow(
+    clippy::print_stderr,
+    reason = "a command-line tool: its errors go to standard error"
+)]
 
 #[path = "../benches/support/spec_gen.rs"]
 mod spec_gen;

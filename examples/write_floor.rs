@@ -6,6 +6,10 @@
 //! Each file is written under a temporary name beside its destination and renamed, as a writer
 //! that leaves no half file must. What this takes beyond starting the same program with an empty
 //! LIST is time `render` spends on top of `plan` however fast hybridgen's own code becomes.
+#![allow(
+    clippy::print_stderr,
+    reason = "a command-line tool: its errors go to standard error"
+)]
 
 use std::fs;
 use std::io::Write;

@@ -89,10 +89,9 @@ pub fn run(cli: Cli) -> Outcome {
 }
 
 /// A subcommand's arguments, added to its clap command only when that subcommand is parsed or
-/// described: a run builds the options of one command, not of all eight. Building every
-/// subcommand's options was most of clap's 123,000 instructions and 40 of the 59 heap pages a
-/// small `plan` touched (BENCHMARKS.md). `--help`, completions and manual pages build them all
-/// (`Command::build`), so what they show is unchanged.
+/// described: a run builds the options of one command, not of all eight, which was most of
+/// clap's start-up. `--help`, completions and manual pages build them all (`Command::build`), so
+/// what they show is unchanged.
 #[derive(Debug)]
 pub struct Deferred<T>(T);
 

@@ -6,6 +6,7 @@
 //! `rules::live` compares with the plan. `cli` parses the command line and `commands` runs each
 //! command.
 
+#![forbid(unsafe_code)]
 // Errors travel as values: a spec from a pull request must never crash the linter.
 #![cfg_attr(
     not(test),
@@ -14,7 +15,6 @@
 
 pub mod cli;
 pub mod commands;
-pub mod cores;
 pub mod diagnostic;
 pub mod escape;
 pub mod input_file;
@@ -29,5 +29,6 @@ pub mod rules;
 pub mod schema;
 pub mod source;
 pub mod spec;
+pub mod suggest;
 pub mod suppressions;
 pub mod verify;

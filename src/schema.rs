@@ -11,8 +11,9 @@ use crate::diagnostic::{Diagnostic, key, value};
 use crate::load::{Document, escape_pointer_token};
 use crate::rules::input::SCHEMA_VIOLATION;
 use crate::source::SourceFile;
+use crate::spec::Spec;
 use crate::spec::secret_fields::{SECRET_FIELDS, SecretField};
-use crate::spec::{Node, Spec};
+use crate::suggest::nearest;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
@@ -117,25 +118,13 @@ fn drop_null_alternatives(schema: &mut Value) {
 /// document needs validating, instead of generating it in every run.
 const COMMITTED: &str = include_str!("../schemas/hybridgen.schema.json");
 
-/// A node as the schema accepts it, typed; `None` when only the schema can say what is wrong.
-pub(crate) fn accepted_node(item: Value) -> Option<Node> {
-    strict::type_strictly::<Node>(item).filter(|node| !node.roles.is_empty())
-}
-
-/// A node given as its members, typed as [`accepted_node`] types the object they make.
-pub(crate) fn accepted_node_members<'k>(
-    members: impl Iterator<Item = (&'k str, Value)>,
-) -> Option<Node> {
-    strict::type_members_strictly::<Node>(members).filter(|node| !node.roles.is_empty())
-}
-
-/// The spec as the schema accepts it: the document without its node list (`top`, whose `nodes`
-/// is empty) typed, with the nodes typed one by one as they were read. `None` when only the
-/// schema can say what is wrong, or when an empty node list breaks its `minItems`.
-pub(crate) fn accepted_spec(top: Value, nodes: Vec<Node>) -> Option<Spec> {
-    let mut spec = strict::type_strictly::<Spec>(top)?;
-    spec.nodes = nodes;
-    (!spec.nodes.is_empty()).then_some(spec)
+/// The document typed as the schema accepts it (consumed), or `None` when only the schema can say
+/// what is wrong: [`strict`] types as strictly as the schema reads, and the two `minItems` the types cannot
+/// say (a spec has nodes, a node has roles) are checked here.
+pub(crate) fn typed(document: Value) -> Option<Spec> {
+    let spec = strict::type_strictly::<Spec>(document)?;
+    let has_items = !spec.nodes.is_empty() && spec.nodes.iter().all(|node| !node.roles.is_empty());
+    has_items.then_some(spec)
 }
 
 struct CompiledSchema {
@@ -704,53 +693,9 @@ fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     }
 }
 
-/// The closest candidate by edit distance, when it is close enough to be a likely typo.
-pub(crate) fn nearest(written: &str, candidates: &[String]) -> Option<String> {
-    let written_lower = written.to_lowercase();
-    candidates
-        .iter()
-        .map(|candidate| {
-            (
-                edit_distance(&written_lower, &candidate.to_lowercase()),
-                candidate,
-            )
-        })
-        .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(2))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate.clone())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, a_char) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, b_char) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(a_char != *b_char);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn nearest_name_suggests_typos_but_not_strangers() {
-        let known = vec!["clusterCidr".to_string(), "serviceCidr".to_string()];
-        assert_eq!(
-            nearest("clusterCIDR", &known).as_deref(),
-            Some("clusterCidr")
-        );
-        assert_eq!(
-            nearest("clustrCidr", &known).as_deref(),
-            Some("clusterCidr")
-        );
-        assert_eq!(nearest("bananas", &known), None);
-    }
 
     #[test]
     fn titles_read_like_words() {

@@ -1,19 +1,13 @@
 //! The text of one input file and the mapping from byte offsets to 1-based lines and columns.
 
-use crate::input_file::MappedText;
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
-
-/// Positions below this offset in a file whose lines are not indexed yet are counted from the
-/// top: a few findings about a large spec's settings cost a scan of its first lines, not an index
-/// of all of them.
-const COUNTED_BELOW: usize = 64 * 1024;
+use std::sync::OnceLock;
 
 /// One input file: its display name and its text.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     name: String,
-    text: Text,
+    text: String,
     /// Where each line starts, found when a position is first asked for: a large capture that
     /// has nothing to report never needs them.
     line_starts: OnceLock<Vec<usize>>,
@@ -26,44 +20,8 @@ pub struct Position {
     pub column: usize,
 }
 
-/// A file's text: in memory, or a large file's mapping (`input_file`).
-#[derive(Debug, Clone)]
-pub enum Text {
-    Owned(String),
-    Mapped(Arc<MappedText>),
-}
-
-impl From<String> for Text {
-    fn from(text: String) -> Self {
-        Text::Owned(text)
-    }
-}
-
-impl From<&str> for Text {
-    fn from(text: &str) -> Self {
-        Text::Owned(text.to_owned())
-    }
-}
-
-impl From<MappedText> for Text {
-    fn from(text: MappedText) -> Self {
-        Text::Mapped(Arc::new(text))
-    }
-}
-
-impl std::ops::Deref for Text {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        match self {
-            Text::Owned(text) => text,
-            Text::Mapped(text) => text.as_str(),
-        }
-    }
-}
-
 impl SourceFile {
-    pub fn new(name: impl Into<String>, text: impl Into<Text>) -> Self {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
         Self {
             name: name.into(),
             text: text.into(),
@@ -82,8 +40,7 @@ impl SourceFile {
     /// Where each line starts, a line ending at `\n` (found once, when first asked for).
     pub fn line_starts(&self) -> &[usize] {
         self.line_starts.get_or_init(|| {
-            // Counted first, so the index is allocated once at its size: grown by doubling it
-            // cost 1,700 page faults at 65,536 nodes, counting costs a millisecond.
+            // Counted first, so that the index is allocated once at its size.
             let breaks = || memchr::memchr_iter(b'\n', self.text.as_bytes());
             let mut starts = Vec::with_capacity(breaks().count() + 1);
             starts.push(0);
@@ -92,41 +49,19 @@ impl SourceFile {
         })
     }
 
-    /// The line starts of the text up to `end` (a line start itself, or the end of the text): the
-    /// file's index when it is built, else those of that part alone, so that findings near the
-    /// top of a large file do not index all of it.
+    /// The line starts of the text up to `end` (a line start itself, or the end of the text).
     pub fn line_starts_to(&self, end: usize) -> Cow<'_, [usize]> {
         let end = end.min(self.text.len());
-        match self.line_starts.get() {
-            Some(starts) => Cow::Borrowed(&starts[..starts.partition_point(|&start| start <= end)]),
-            None if end < self.text.len() / 2 => {
-                let breaks = memchr::memchr_iter(b'\n', &self.text.as_bytes()[..end]);
-                Cow::Owned(std::iter::once(0).chain(breaks.map(|at| at + 1)).collect())
-            }
-            None => {
-                let starts = self.line_starts();
-                Cow::Borrowed(&starts[..starts.partition_point(|&start| start <= end)])
-            }
-        }
+        let starts = self.line_starts();
+        Cow::Borrowed(&starts[..starts.partition_point(|&start| start <= end)])
     }
 
     /// The position of a byte offset; offsets past the end or inside a character are clamped.
     pub fn position(&self, offset: usize) -> Position {
         let offset = self.floor_char_boundary(offset.min(self.text.len()));
-        let (line_index, line_start) = match self.line_starts.get() {
-            // Near the top of a file not yet indexed the lines above are counted instead.
-            None if offset < COUNTED_BELOW => {
-                let above = &self.text.as_bytes()[..offset];
-                let line_start = memchr::memrchr(b'\n', above).map_or(0, |at| at + 1);
-                (memchr::memchr_iter(b'\n', above).count(), line_start)
-            }
-            _ => {
-                let line_starts = self.line_starts();
-                let line_index = line_starts.partition_point(|&start| start <= offset) - 1;
-                (line_index, line_starts[line_index])
-            }
-        };
-        let column = self.text[line_start..offset].chars().count() + 1;
+        let line_starts = self.line_starts();
+        let line_index = line_starts.partition_point(|&start| start <= offset) - 1;
+        let column = self.text[line_starts[line_index]..offset].chars().count() + 1;
         Position {
             line: line_index + 1,
             column,
@@ -168,10 +103,9 @@ mod tests {
         assert_eq!(source.position(offset), Position { line: 2, column: 1 });
     }
 
-    /// Counted from the top or read from the index, a position is the same; and the line starts
-    /// of a part of the text are the first of the file's.
+    /// The line starts of a part of the text are the first of the file's.
     #[test]
-    fn counted_positions_and_partial_line_starts_agree_with_the_index() {
+    fn partial_line_starts_are_the_first_of_the_files() {
         let text: String = (0..20_000)
             .map(|line| format!("{}: é{line}\r\n", "k".repeat(line % 7)))
             .collect();
@@ -191,7 +125,6 @@ mod tests {
                 "{offset}"
             );
         }
-        assert!(counted.line_starts.get().is_none());
         assert_eq!(
             counted.end_of_line_below(0, 0),
             text.find('\n').unwrap() + 1

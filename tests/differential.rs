@@ -1,9 +1,8 @@
-//! The short way a spec is checked (nodes typed as they are parsed, no schema work for a valid
-//! spec, large files parsed in two parts) against the reference way (the whole document as a JSON
-//! value, validated against the JSON Schema, then typed), on every spec of the repository (the
-//! rule and render fixtures, the examples and starters, which also seed the fuzzer), on generated
-//! specs, and on hostile shapes: the same findings, spans, plan, reports in every format and
-//! rendered files, byte for byte.
+//! A spec checked as `hybridgen` checks it (typed first, the JSON Schema only when typing fails)
+//! against the same spec always validated against the JSON Schema, on every spec of the repository
+//! (the rule and render fixtures, the examples and starters, which also seed the fuzzer), on
+//! generated specs, and on hostile shapes: the same findings, spans, plan, reports in every format
+//! and rendered files, byte for byte. This is what lets a valid spec skip compiling the schema.
 
 #[path = "support/repository_yaml.rs"]
 mod repository_yaml;
@@ -14,8 +13,8 @@ use hybridgen::pipeline::{self, Checked};
 use hybridgen::render;
 use hybridgen::report::{github, human, json, sarif};
 
-/// Generated specs, large enough to be parsed in two parts, and shapes that leave the short way
-/// at a node, at the end, or in the middle of the file.
+/// Generated specs, and shapes that do not type at a node, at the end, or in the middle of the
+/// file.
 fn generated_specs() -> Vec<(String, String)> {
     let large = spec_gen::spec(2000);
     let mut specs = vec![
@@ -37,7 +36,7 @@ fn generated_specs() -> Vec<(String, String)> {
         text.replace_range(line..line + "  - name: ".len(), replacement);
         specs.push((name.to_string(), text));
     }
-    // Shapes that need no second thread: a small spec keeps the debug-build test quick.
+    // A small spec keeps the debug-build test quick.
     let small = spec_gen::spec(60);
     let (head, nodes) = small.split_once("nodes:\n").unwrap();
     specs.push(("nodes-first".into(), format!("nodes:\n{nodes}{head}")));
@@ -112,18 +111,18 @@ fn every_span(checked: &Checked) -> Vec<String> {
 }
 
 fn assert_same(name: &str, text: &str) {
-    let short = pipeline::check(name, text.as_bytes().to_vec());
-    let reference = pipeline::check_reference(name, text.as_bytes().to_vec());
-    let (short_outputs, reference_outputs) = (outputs(&short), outputs(&reference));
-    for (index, (ours, theirs)) in short_outputs.iter().zip(&reference_outputs).enumerate() {
+    let typed_first = pipeline::check(name, text.as_bytes().to_vec());
+    let with_schema = pipeline::check_with_schema(name, text.as_bytes().to_vec());
+    let (typed_outputs, schema_outputs) = (outputs(&typed_first), outputs(&with_schema));
+    for (index, (ours, theirs)) in typed_outputs.iter().zip(&schema_outputs).enumerate() {
         assert!(
             ours == theirs,
             "{name}: output {index} differs\n{ours}\n----\n{theirs}"
         );
     }
-    assert_eq!(short_outputs.len(), reference_outputs.len(), "{name}");
+    assert_eq!(typed_outputs.len(), schema_outputs.len(), "{name}");
     assert!(
-        every_span(&short) == every_span(&reference),
+        every_span(&typed_first) == every_span(&with_schema),
         "{name}: spans differ"
     );
 }

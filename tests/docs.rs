@@ -1,5 +1,6 @@
 //! Generated documentation stays current: the README's rule table and `docs/rules.md` (the
-//! `explain --all` text). To update both: `HYBRIDGEN_UPDATE_DOCS=1 cargo test --test docs`.
+//! `explain --all` text), and the fixtures README's table of where each rule points. To update
+//! them: `HYBRIDGEN_UPDATE_DOCS=1 cargo test --test docs`.
 
 use std::path::Path;
 
@@ -158,4 +159,73 @@ fn the_citation_check_finds_each_kind_of_private_note() {
     );
     assert!(cites_private_notes("facts-of-life").is_none());
     assert!(cites_private_notes("kubernetes.io/docs/reference/kubectl/").is_none());
+}
+
+const POINTERS_START: &str = "<!-- pointers:start -->";
+const POINTERS_END: &str = "<!-- pointers:end -->";
+
+/// Every code of the registry with the primary locations its invalid fixtures expect (node and
+/// list indices written `N`), or where its cases are when it has no plan fixture.
+fn pointer_table() -> String {
+    let mut expected: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    for entry in std::fs::read_dir(root().join("tests/fixtures/invalid")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for line in text
+            .lines()
+            .filter_map(|line| line.strip_prefix("# expect: "))
+        {
+            let (code, place) = line.split_once(' ').unwrap_or((line, ""));
+            let place: Vec<&str> = place
+                .split('/')
+                .map(|token| match token.parse::<usize>() {
+                    Ok(_) => "N",
+                    Err(_) => token,
+                })
+                .collect();
+            let place = match place.join("/") {
+                place if place.starts_with("line=") => "a line (YAML syntax)".to_string(),
+                place if place.is_empty() => "the document".to_string(),
+                place => format!("`{place}`"),
+            };
+            expected.entry(code.to_string()).or_default().insert(place);
+        }
+    }
+    let mut table = String::from("| code | primary location |\n|---|---|\n");
+    for rule in hybridgen::rules::all() {
+        let places = match expected.get(rule.code) {
+            Some(places) => places.iter().cloned().collect::<Vec<_>>().join(", "),
+            None if rule.code.starts_with("HG5") || rule.code.starts_with("HG65") => {
+                "compares with a captured cluster: cases in `tests/verify.rs`".to_string()
+            }
+            None => "fires only when rendering: cases in `tests/render.rs`".to_string(),
+        };
+        table.push_str(&format!("| {} | {places} |\n", rule.code));
+    }
+    table
+}
+
+/// The fixtures README's table of where each rule points is made from the fixtures' `# expect:`
+/// lines and the registry, so that it covers every code and says what the tests check.
+#[test]
+fn fixtures_pointer_table_is_current() {
+    let path = root().join("tests/fixtures/README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (before, rest) = readme
+        .split_once(POINTERS_START)
+        .expect("tests/fixtures/README.md lacks the pointers:start marker");
+    let (_, after) = rest
+        .split_once(POINTERS_END)
+        .expect("tests/fixtures/README.md lacks the pointers:end marker");
+    let expected = format!(
+        "{before}{POINTERS_START}\n{}{POINTERS_END}{after}",
+        pointer_table()
+    );
+    if updating() {
+        std::fs::write(&path, &expected).unwrap();
+    }
+    assert!(
+        readme == expected,
+        "the fixtures' pointer table is stale; run `HYBRIDGEN_UPDATE_DOCS=1 cargo test --test docs`"
+    );
 }

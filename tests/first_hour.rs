@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const CURRENT: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
 const KUBECLUSTER: &str = "examples/kubeadm-vxlan-windows.yaml";
 const RANCHER_AZURE: &str = "examples/rancher-2.14-terraform-azure.yaml";
 const RKE2: &str = "examples/rke2-1.31-flannel-windows.yaml";
@@ -55,7 +55,7 @@ struct Mistake {
 const MISTAKES: &[Mistake] = &[
     Mistake {
         what: "an unquoted Kubernetes version, which YAML reads as the number 1.3",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "version: \"1.33.4\"",
             mistaken: "version: 1.30",
@@ -66,7 +66,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a Kubernetes version without its patch",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "\"1.33.4\"",
             mistaken: "\"1.30\"",
@@ -99,7 +99,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "no `windows` section on Kubernetes 1.33",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Drop("windows"),
         code: "HG307",
         line_with: "os: windows",
@@ -115,7 +115,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a flannel patch release that was never published",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "version: v0.28.9",
             mistaken: "version: v0.26.40",
@@ -126,7 +126,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "no pods on any node",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "  hostSubnets:",
             mistaken: "  maxPodsPerNode: 0\n  hostSubnets:",
@@ -137,7 +137,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a Service range of /8",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "serviceCidr: 10.96.0.0/12",
             mistaken: "serviceCidr: 10.0.0.0/8",
@@ -159,7 +159,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "the Service range is the pod range",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "serviceCidr: 10.96.0.0/12",
             mistaken: "serviceCidr: 10.244.0.0/16",
@@ -170,7 +170,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "Linux's default VNI with Windows nodes",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "vni: 4096",
             mistaken: "vni: 1",
@@ -181,7 +181,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "Linux's default VXLAN port with Windows nodes",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "port: 4789 ",
             mistaken: "port: 8472 ",
@@ -192,7 +192,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a key dedented out of its block",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "  backend: vxlan\n",
             mistaken: "backend: vxlan\n",
@@ -203,7 +203,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a key indented one space too far",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "  vni: 4096 ",
             mistaken: "   vni: 4096",
@@ -214,7 +214,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a tab for indentation",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "  port: 4789",
             mistaken: "\tport: 4789",
@@ -225,7 +225,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a key one column off between two blocks",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "\nnetwork:",
             mistaken: "\n network:",
@@ -236,7 +236,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "no space after a colon",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "backend: vxlan",
             mistaken: "backend:vxlan",
@@ -247,7 +247,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "an unclosed quote",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "version: \"1.33.4\"",
             mistaken: "version: \"1.33.4",
@@ -258,7 +258,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a misspelt role",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "roles: [worker]\n    address: 192.168.10.20",
             mistaken: "roles: [wroker]\n    address: 192.168.10.20",
@@ -269,7 +269,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "an operating system in capitals",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "os: windows\n    roles: [worker]\n    address: 192.168.10.30",
             mistaken: "os: Windows\n    roles: [worker]\n    address: 192.168.10.30",
@@ -280,7 +280,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a field name in another case",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "clusterCidr:",
             mistaken: "clusterCIDR:",
@@ -291,7 +291,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a quoted number",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "vni: 4096 ",
             mistaken: "vni: \"4096\"",
@@ -302,7 +302,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "one host subnet without a list",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "  hostSubnets:\n    - 192.168.10.0/24",
             mistaken: "  hostSubnets: 192.168.10.0/24",
@@ -313,7 +313,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a misspelt pod subnet mode",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "  serviceCidr:",
             mistaken: "  podCidrs: controler\n  serviceCidr:",
@@ -324,7 +324,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a node address with its prefix length",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "address: 192.168.10.20",
             mistaken: "address: 192.168.10.20/24",
@@ -335,7 +335,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "a network written from one of its addresses",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "clusterCidr: 10.244.0.0/16",
             mistaken: "clusterCidr: 10.244.1.0/16",
@@ -346,7 +346,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "an address with a leading zero",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "address: 192.168.10.20",
             mistaken: "address: 192.168.010.20",
@@ -357,7 +357,7 @@ const MISTAKES: &[Mistake] = &[
     },
     Mistake {
         what: "the kind in lower case",
-        spec: CURRENT,
+        spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
             correct: "kind: Cluster",
             mistaken: "kind: cluster",

@@ -8,6 +8,10 @@
 //! `HYBRIDGEN_TEST_BIN` runs these against another build of hybridgen (an older release, to see
 //! which of them it fails).
 
+#![allow(
+    clippy::print_stderr,
+    reason = "what the kill tests saw, shown with `--nocapture`"
+)]
 #![cfg(target_os = "linux")]
 
 #[path = "support/watched.rs"]

@@ -2,6 +2,10 @@
 //! (101) or a hang, within generous bounds of time and peak memory measured on the real binary.
 //! Bounds are generous because tests run the debug build on a shared machine; the README gives the
 //! release numbers.
+#![allow(
+    clippy::print_stdout,
+    reason = "each case's figures, shown with `--nocapture`"
+)]
 
 #[cfg(target_os = "linux")]
 #[path = "support/watched.rs"]

@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 const DEARXUANY: &str = "tests/fixtures/public-captures/dearxuany.yaml";
 const HWCHIU: &str = "tests/fixtures/public-captures/hwchiu.yaml";
 const HEALTHY: &str = "tests/fixtures/verify/healthy";
-const CURRENT: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -171,7 +171,7 @@ fn the_coverage_header_says_exactly_what_was_compared() {
         .unwrap()
         .remove("net-conf.json");
     std::fs::write(dir.join("kube-flannel-cfg.json"), without.to_string()).unwrap();
-    let header = coverage(CURRENT, &[dir.to_str().unwrap()]);
+    let header = coverage(MAIN_EXAMPLE, &[dir.to_str().unwrap()]);
     let compared = header
         .lines()
         .find(|line| line.starts_with("  compared:"))
@@ -239,7 +239,7 @@ fn a_truncated_json_capture_is_located_on_its_last_line() {
     let kept: Vec<&str> = pretty.lines().take(23).collect();
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("public-captures-truncated.json");
     std::fs::write(&path, format!("{}\n", kept.join("\n"))).unwrap();
-    let (_, diagnostics, _) = verify_json(CURRENT, path.to_str().unwrap(), &[]);
+    let (_, diagnostics, _) = verify_json(MAIN_EXAMPLE, path.to_str().unwrap(), &[]);
     let truncated = diagnostics
         .iter()
         .find(|d| {
@@ -353,7 +353,7 @@ fn a_linux_node_on_the_wrong_interface_gets_the_linux_fix() {
 
 #[test]
 fn a_kubectl_that_fails_silently_is_named_with_its_exit_status() {
-    let output = hybridgen(&["verify", CURRENT, "--kubectl=/bin/false"]);
+    let output = hybridgen(&["verify", MAIN_EXAMPLE, "--kubectl=/bin/false"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = text(&output.stderr);
     assert!(

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 const TOKEN: &str = "q1w2e3.r4t5y6u7i8o9p0a1";
 const CA_HASH: &str = "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const RKE2_TOKEN: &str = "K10f0e1d2c3b4a5968778695a4b3c2d1e0f::server:5e3c0f1a2b";
-const MAIN_EXAMPLE: &str = "examples/kubeadm-vxlan-windows.yaml";
+const KUBEADM_1_15_EXAMPLE: &str = "examples/kubeadm-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -159,7 +159,7 @@ fn a_spec_with_errors_renders_nothing() {
 #[test]
 fn check_reports_stale_and_missing_files_and_writes_nothing() {
     let out = scratch("check");
-    let spec = root().join(MAIN_EXAMPLE);
+    let spec = root().join(KUBEADM_1_15_EXAMPLE);
     render(&spec, &out);
     let check_args = [
         "render",
@@ -202,7 +202,7 @@ fn a_file_hybridgen_did_not_write_is_kept() {
     let out = scratch("foreign");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("plan.json"), "mine\n").unwrap();
-    let refused = render(&root().join(MAIN_EXAMPLE), &out);
+    let refused = render(&root().join(KUBEADM_1_15_EXAMPLE), &out);
     assert_eq!(refused.status.code(), Some(2));
     assert_eq!(
         std::fs::read_to_string(out.join("plan.json")).unwrap(),
@@ -214,7 +214,7 @@ fn a_file_hybridgen_did_not_write_is_kept() {
 #[test]
 fn main_example_artifacts_are_stable() {
     let out = scratch("golden");
-    render(&root().join(MAIN_EXAMPLE), &out);
+    render(&root().join(KUBEADM_1_15_EXAMPLE), &out);
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(root().join("snapshots"));
     settings.set_prepend_module_to_snapshot(false);
@@ -232,7 +232,7 @@ fn main_example_artifacts_are_stable() {
 
 #[test]
 fn an_inline_token_is_warned_about_but_never_echoed() {
-    let spec = std::fs::read_to_string(root().join(MAIN_EXAMPLE))
+    let spec = std::fs::read_to_string(root().join(KUBEADM_1_15_EXAMPLE))
         .unwrap()
         .replace(
             "    kubeadmToken:\n      fromEnv: KUBEADM_TOKEN",
@@ -268,7 +268,7 @@ fn error_messages_never_hold_secrets() {
     // A file in the way of a secret-bearing artifact makes the render fail after the secrets
     // were read.
     std::fs::write(out.join("windows/win-worker-0"), "in the way\n").unwrap();
-    let output = render(&root().join(MAIN_EXAMPLE), &out);
+    let output = render(&root().join(KUBEADM_1_15_EXAMPLE), &out);
     assert_eq!(output.status.code(), Some(2));
     for stream in [&output.stdout, &output.stderr] {
         let text = String::from_utf8_lossy(stream);
@@ -282,7 +282,7 @@ fn error_messages_never_hold_secrets() {
 
 #[test]
 fn node_order_changes_only_the_order_dependent_files() {
-    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    let original = std::fs::read_to_string(root().join(KUBEADM_1_15_EXAMPLE)).unwrap();
     // Move the last node to the front of the node list.
     let (head, list) = original.split_once("nodes:\n").unwrap();
     let mut blocks: Vec<&str> = list.trim_end().split("\n  - ").collect();
@@ -292,7 +292,7 @@ fn node_order_changes_only_the_order_dependent_files() {
     let path = scratch("reordered").with_extension("yaml");
     std::fs::write(&path, &moved).unwrap();
     let (a, b) = (scratch("order-a"), scratch("order-b"));
-    render(&root().join(MAIN_EXAMPLE), &a);
+    render(&root().join(KUBEADM_1_15_EXAMPLE), &a);
     assert_eq!(render(&path, &b).status.code(), Some(0));
     let (before, after) = (tree(&a), tree(&b));
     let differing: Vec<&str> = before
@@ -410,8 +410,12 @@ fn files_of_a_renamed_node_are_reported_then_removed() {
     let out = scratch("renamed-node");
     let spec_dir = scratch("renamed-node-spec");
     std::fs::create_dir_all(&spec_dir).unwrap();
-    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
-    assert!(render(&root().join(MAIN_EXAMPLE), &out).status.success());
+    let original = std::fs::read_to_string(root().join(KUBEADM_1_15_EXAMPLE)).unwrap();
+    assert!(
+        render(&root().join(KUBEADM_1_15_EXAMPLE), &out)
+            .status
+            .success()
+    );
     let old_dir = out.join("windows/win-worker-0");
     assert!(old_dir.is_dir(), "the example has a node win-worker-0");
     let renamed = spec_dir.join("renamed.yaml");

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const CURRENT: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -236,7 +236,7 @@ fn completion_and_manual_install_commands_work_on_a_fresh_home() {
 
 #[test]
 fn the_capture_script_is_a_shell_script() {
-    let script = stdout(&hybridgen(&["verify", CURRENT, "--print-capture"]));
+    let script = stdout(&hybridgen(&["verify", MAIN_EXAMPLE, "--print-capture"]));
     assert!(script.starts_with("#!/bin/sh\n"), "{script}");
     let path = scratch("capture").join("capture.sh");
     std::fs::write(&path, &script).unwrap();
@@ -286,7 +286,7 @@ fn the_hook_checks_specs_and_passes_over_other_yaml() {
 #[test]
 fn rendering_needs_no_secret_and_writes_no_placeholder() {
     let out = scratch("no-secrets");
-    let rendered = hybridgen(&["render", CURRENT, "--out", out.to_str().unwrap()]);
+    let rendered = hybridgen(&["render", MAIN_EXAMPLE, "--out", out.to_str().unwrap()]);
     assert_eq!(rendered.status.code(), Some(0), "{}", stdout(&rendered));
     let join = std::fs::read_to_string(out.join("windows/win-worker-0/kubeadm-join.yaml")).unwrap();
     assert!(!join.contains("token:"), "{join}");
@@ -363,7 +363,7 @@ fn the_docs_name_one_sarif_upload_action_and_who_writes_the_cni_config() {
     // On Linux flannel's `install-cni` init container copies it; the docs say so.
     let out = scratch("conflist");
     let rendered = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
-        .args(["render", CURRENT, "--out", out.to_str().unwrap()])
+        .args(["render", MAIN_EXAMPLE, "--out", out.to_str().unwrap()])
         .current_dir(root())
         .env("KUBEADM_TOKEN", "abcdef.0123456789abcdef")
         .env("KUBEADM_CA_HASH", format!("sha256:{}", "0".repeat(64)))
@@ -382,4 +382,31 @@ fn the_docs_name_one_sarif_upload_action_and_who_writes_the_cni_config() {
     let windows = read("docs/windows.md");
     assert!(windows.contains("`install-cni`"), "docs/windows.md");
     assert!(windows.contains("/etc/cni/net.d/10-flannel.conflist"));
+}
+
+/// Imports between modules point one way: `tools/module-cycles.py` finds no cycle between files
+/// or between top-level modules (its `--graph` lists every edge).
+#[test]
+fn modules_import_without_cycles() {
+    let output = Command::new("python3")
+        .arg(root().join("tools/module-cycles.py"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    assert_eq!(output.status.code(), Some(0));
+}
+
+/// `MAIN_EXAMPLE`, which the tests plan, render and verify as a user's first spec, is the one the
+/// README calls the main example.
+#[test]
+fn main_example_is_the_readmes() {
+    let readme = read("README.md");
+    let line = readme
+        .lines()
+        .find(|line| line.contains("the main example:"))
+        .unwrap();
+    assert!(line.contains(&format!("]({MAIN_EXAMPLE})")), "{line}");
+    assert!(readme.contains(&format!(
+        "plan {MAIN_EXAMPLE}   # build, then plan the main example"
+    )));
 }

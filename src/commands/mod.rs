@@ -13,7 +13,6 @@ pub mod report_options;
 pub mod verify;
 
 use crate::diagnostic::Diagnostic;
-use crate::input_file::FileBytes;
 use crate::load::MAX_SPEC_BYTES;
 use crate::pipeline::Checked;
 use crate::report::{FileReport, human};
@@ -46,15 +45,6 @@ pub(crate) fn emit(text: &str, outcome: Outcome) -> Outcome {
     }
 }
 
-/// Leaves what a run built to the end of the process, which is near: freeing a large spec value by
-/// value (and handing each freed page back) takes longer than the kernel takes to reclaim the
-/// whole heap at exit: about 8% of a 65,536-node `plan` that prints its plan, 3% of one with
-/// `--quiet` (BENCHMARKS.md, "The plan's text ..."). Nothing dropped this way holds a file, a lock
-/// or unwritten output.
-pub(crate) fn leave_to_exit<T>(values: T) {
-    std::mem::forget(values);
-}
-
 /// An error on standard error, on one line: whatever a value in it holds is shown, not obeyed.
 pub(crate) fn complain(message: &str) {
     let message = crate::escape::no_workflow_commands(crate::escape::inline(message));
@@ -62,7 +52,7 @@ pub(crate) fn complain(message: &str) {
 }
 
 /// Reads one spec input within the loader's size limit (`-` is standard input).
-pub(crate) fn read_input(path: &Path) -> io::Result<FileBytes> {
+pub(crate) fn read_input(path: &Path) -> io::Result<Vec<u8>> {
     crate::input_file::read(path, MAX_SPEC_BYTES)
 }
 

@@ -1,7 +1,7 @@
 //! `hybridgen plan`: check each spec and print its resolved plan and findings.
 
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
-use super::{Outcome, complain, emit, leave_to_exit, read_input};
+use super::{Outcome, complain, emit, read_input};
 use crate::diagnostic::Diagnostic;
 use crate::pipeline::{self, Checked};
 use crate::report::FileReport;
@@ -79,10 +79,7 @@ pub fn run(args: PlanArgs) -> Outcome {
             names.join(", ")
         ));
     }
-    let outcome = emit(&text, outcome_of(&reports, !unreadable.is_empty()));
-    leave_to_exit(reports);
-    leave_to_exit((checked, text));
-    outcome
+    emit(&text, outcome_of(&reports, !unreadable.is_empty()))
 }
 
 /// Whether a file says it is a hybridgen spec: a line `apiVersion: hybridgen/...` (any quoting,

@@ -4,9 +4,7 @@
 
 use super::live_source::LiveArgs;
 use super::report_options::{Overrides, SeverityArgs};
-use super::{
-    Outcome, complain, complain_findings, complain_reports, emit, leave_to_exit, read_input,
-};
+use super::{Outcome, complain, complain_findings, complain_reports, emit, read_input};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
 use crate::pipeline::{self, Checked};
@@ -128,13 +126,11 @@ pub fn run(args: RenderArgs) -> Outcome {
     if !note.is_empty() {
         let _ = std::io::stderr().write_all(note.as_bytes());
     }
-    let outcome = if args.check {
+    if args.check {
         check(&args.out, &artifacts, &name)
     } else {
         write_out(&args.out, &artifacts, args.force)
-    };
-    leave_to_exit((spec, plan, artifacts));
-    outcome
+    }
 }
 
 /// The plan with the joined nodes' subnets read from the cluster, and a line saying how many; or,

@@ -1,19 +1,14 @@
 //! YAML text → a JSON value plus an index from JSON Pointer to source span. The only module that
-//! knows YAML: one pass over the parser's events (`parse`) builds both, typing plain scalars by the
-//! YAML 1.2 core schema (`scalar`); large files are parsed in two parts at once (`split`).
+//! knows YAML: one pass over granit-parser's events (`parse`) builds both, typing plain scalars by
+//! the YAML 1.2 core schema (`scalar`).
 
-#[cfg(test)]
-mod corpus;
 mod parse;
-mod plain_block;
 mod scalar;
 mod span_index;
-mod split;
 mod syntax;
 
 pub use span_index::{SpanIndex, escape as escape_pointer_token, every_pointer};
 
-use crate::input_file::FileBytes;
 use crate::source::SourceFile;
 use std::ops::Range;
 
@@ -93,46 +88,6 @@ impl LoadedFile {
     }
 }
 
-/// Where the items of one top-level list go, each as soon as it is read, instead of into the
-/// document's value (which then holds an empty list there).
-pub trait Items: Default + Send {
-    /// Takes one item; false when it cannot, which stops the load.
-    fn take(&mut self, item: serde_json::Value) -> bool;
-    /// Takes one item that is a mapping of a few members, given in the order of its keys (the
-    /// order of the JSON object they would make), before any object is made of them: a sink that
-    /// types its items needs none.
-    fn take_members<'k>(
-        &mut self,
-        members: impl Iterator<Item = (&'k str, serde_json::Value)>,
-    ) -> bool {
-        let object = members
-            .map(|(key, value)| (key.to_owned(), value))
-            .collect();
-        self.take(serde_json::Value::Object(object))
-    }
-    /// Takes the items another part of the same file took, which came after these.
-    fn append(&mut self, later: Self);
-    /// Told, before the first item, how long the text they come from is: room can be made for
-    /// them at once instead of growing by copying.
-    fn expect_text(&mut self, _text_len: usize) {}
-}
-
-/// No sink: every item stays in the value.
-impl Items for () {
-    fn take(&mut self, _: serde_json::Value) -> bool {
-        false
-    }
-
-    fn append(&mut self, (): ()) {}
-}
-
-/// A document whose list `key` went, item by item, to `items`.
-#[derive(Debug)]
-pub struct Streamed<I> {
-    pub document: Document,
-    pub items: I,
-}
-
 /// Why a file is not loadable YAML, at a byte span of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {
@@ -164,7 +119,7 @@ impl LoadError {
 
 /// Decodes the raw bytes of a spec. The text is always returned (lossily decoded when it is not
 /// UTF-8) so that errors can be shown in context.
-pub fn decode(name: &str, bytes: impl Into<FileBytes>) -> (SourceFile, Result<(), LoadError>) {
+pub fn decode(name: &str, bytes: Vec<u8>) -> (SourceFile, Result<(), LoadError>) {
     decode_within(name, bytes, &SPEC)
 }
 
@@ -172,10 +127,9 @@ pub fn decode(name: &str, bytes: impl Into<FileBytes>) -> (SourceFile, Result<()
 /// text without a copy; anything else is shown with replacement characters.
 pub fn decode_within(
     name: &str,
-    bytes: impl Into<FileBytes>,
+    mut bytes: Vec<u8>,
     limits: &Limits,
 ) -> (SourceFile, Result<(), LoadError>) {
-    let bytes = bytes.into();
     if bytes.len() > limits.bytes {
         let error = LoadError::new(
             0..0,
@@ -185,30 +139,20 @@ pub fn decode_within(
             ),
         )
         .help(limits.too_big_help);
-        let text = String::from_utf8_lossy(&bytes[..limits.bytes]).into_owned();
+        bytes.truncate(limits.bytes);
+        let text = String::from_utf8(bytes)
+            .unwrap_or_else(|invalid| String::from_utf8_lossy(invalid.as_bytes()).into_owned());
         return (SourceFile::new(name, text), Err(error));
     }
-    let not_utf8 = |error: std::str::Utf8Error| {
-        let at = error.valid_up_to();
-        LoadError::new(at..at + 1, "the file is not valid UTF-8")
-            .help("save the file as UTF-8 text")
-    };
-    match bytes {
-        FileBytes::Read(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => (SourceFile::new(name, text), Ok(())),
-            Err(error) => {
-                let failure = not_utf8(error.utf8_error());
-                let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
-                (SourceFile::new(name, text), Err(failure))
-            }
-        },
-        FileBytes::Mapped(mapped) => match mapped.into_text() {
-            Ok(text) => (SourceFile::new(name, text), Ok(())),
-            Err((mapped, error)) => {
-                let text = String::from_utf8_lossy(mapped.bytes()).into_owned();
-                (SourceFile::new(name, text), Err(not_utf8(error)))
-            }
-        },
+    match String::from_utf8(bytes) {
+        Ok(text) => (SourceFile::new(name, text), Ok(())),
+        Err(error) => {
+            let at = error.utf8_error().valid_up_to();
+            let failure = LoadError::new(at..at + 1, "the file is not valid UTF-8")
+                .help("save the file as UTF-8 text");
+            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
+            (SourceFile::new(name, text), Err(failure))
+        }
     }
 }
 
@@ -220,35 +164,7 @@ pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
 /// Parses the text of a decoded file into a document, within `limits`.
 pub fn load_within(source: &SourceFile, limits: &'static Limits) -> Result<Document, LoadError> {
     let (text, base) = without_byte_order_mark(source);
-    match split::parse::<()>(text, base, limits, None) {
-        Ok(parsed) => Ok(Document {
-            value: parsed.value,
-            spans: parsed.spans,
-        }),
-        Err(parse::Stop::Error(error)) => Err(error),
-        // Nothing streams without a key, so nothing can decline.
-        Err(parse::Stop::Declined) => Err(LoadError::new(0..0, "the document could not be read")),
-    }
-}
-
-/// Parses the text of a decoded spec, handing each item of its top-level list `key` to `I` as it
-/// is read. `Ok(None)` when `I` declined one: read the file again with [`load`].
-pub fn load_streamed<I: Items>(
-    source: &SourceFile,
-    key: &str,
-) -> Result<Option<Streamed<I>>, LoadError> {
-    let (text, base) = without_byte_order_mark(source);
-    match split::parse::<I>(text, base, &SPEC, Some(key)) {
-        Ok(parsed) => Ok(Some(Streamed {
-            document: Document {
-                value: parsed.value,
-                spans: parsed.spans,
-            },
-            items: parsed.items,
-        })),
-        Err(parse::Stop::Error(error)) => Err(error),
-        Err(parse::Stop::Declined) => Ok(None),
-    }
+    parse::parse(text, base, limits)
 }
 
 /// A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
@@ -388,34 +304,6 @@ mod tests {
     fn non_utf8_bytes_are_reported_where_they_start() {
         let (_, check) = decode("t.yaml", b"a: 1\nb: \xff\n".to_vec());
         assert_eq!(check.unwrap_err().span, 8..9);
-    }
-
-    /// What a sink is handed, mappings given as their members included, is the list the whole
-    /// document holds when nothing streams: the same items, each member with its own value.
-    #[test]
-    fn streamed_items_are_the_items_of_the_whole_document() {
-        let mut compared = 0;
-        for (name, text) in corpus::texts() {
-            let source = SourceFile::new(name.as_str(), text);
-            let Ok(whole) = load(&source) else {
-                continue;
-            };
-            let Some(serde_json::Value::Array(expected)) = whole.value.get("nodes") else {
-                continue;
-            };
-            let streamed = load_streamed::<corpus::Kept>(&source, "nodes");
-            let Ok(Some(streamed)) = streamed else {
-                panic!("{name}: {streamed:?}");
-            };
-            assert_eq!(&streamed.items.0, expected, "{name}");
-            assert_eq!(
-                streamed.document.value["nodes"],
-                serde_json::json!([]),
-                "{name}"
-            );
-            compared += 1;
-        }
-        assert!(compared > 150, "{compared} texts");
     }
 
     /// Every spec and fixture of the repository, and the scalars where YAML readers are known to

@@ -1,6 +1,6 @@
 //! Where each value and key of a loaded document stands in its file, by JSON Pointer. An arena:
 //! one small record per value, the children of every collection in one shared edge list, and each
-//! distinct key text stored once.
+//! distinct key text stored once (a spec repeats the same few keys in every node).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -10,39 +10,21 @@ use std::ops::Range;
 pub struct SpanIndex {
     nodes: Vec<SpanNode>,
     /// The children of each collection, contiguous: `(key, node)` for mapping members sorted by
-    /// key text, `(NO_KEY, node)` for list items in order.
+    /// key text, `(LIST_ITEM, node)` for list items in order.
     edges: Vec<(u32, u32)>,
     keys: Vec<Box<str>>,
     key_ids: HashMap<Box<str>, u32>,
-    /// The last key interned for each length and first byte: a spec repeats the same few keys
-    /// in every node, and this finds them without hashing.
-    recent: Vec<u32>,
-    /// Each key's first eight bytes as a big-endian number, zero-padded: two keys whose numbers
-    /// differ are in that order as text too, so sorting members mostly compares numbers.
-    key_prefixes: Vec<u64>,
 }
 
-/// The number [`SpanIndex::key_prefixes`] holds for `text`.
-fn key_prefix(text: &str) -> u64 {
-    let mut bytes = [0; 8];
-    let head = &text.as_bytes()[..text.len().min(8)];
-    bytes[..head.len()].copy_from_slice(head);
-    u64::from_be_bytes(bytes)
-}
-
-/// 24 bytes, not the 32 of an `Option` key and a separate kind: at 65,536 nodes a spec has about
-/// 600,000 values, and the index lives as long as the findings need places.
 #[derive(Debug)]
 struct SpanNode {
-    /// The span of the member's key; [`NO_SPAN`] when this is not a mapping member.
-    key: Span,
+    /// The span of the member's key, when this value is a mapping member.
+    key: Option<Span>,
     value: Span,
+    kind: Kind,
     first_edge: u32,
-    /// The number of children below [`KIND_SHIFT`], the [`Kind`] above it.
-    kind_and_edge_count: u32,
+    edge_count: u32,
 }
-
-const _: () = assert!(std::mem::size_of::<SpanNode>() == 24);
 
 /// A byte span; files are at most `MAX_SPEC_BYTES`, so 32 bits hold any offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,23 +40,6 @@ pub(super) enum Kind {
     Mapping,
 }
 
-const NO_KEY: u32 = u32::MAX;
-
-/// The key span of a value that is not a mapping member: files are far smaller than 4 GiB, so
-/// no key starts at `u32::MAX`.
-const NO_SPAN: Span = Span {
-    start: u32::MAX,
-    end: u32::MAX,
-};
-
-/// Where a record's kind starts in `kind_and_edge_count`: a collection has fewer than 2^30
-/// children, since a file holds at most 64,000,000 values (`Limits::values`).
-const KIND_SHIFT: u32 = 30;
-const EDGE_COUNT_MASK: u32 = (1 << KIND_SHIFT) - 1;
-
-/// Slots of the recent-key cache; the keys of a spec or a Kubernetes object spread over them.
-const RECENT_SLOTS: usize = 64;
-
 impl Span {
     fn of(range: &Range<usize>) -> Self {
         let clamp = |offset: usize| u32::try_from(offset).unwrap_or(u32::MAX);
@@ -89,50 +54,10 @@ impl Span {
     }
 }
 
-impl Kind {
-    fn bits(self) -> u32 {
-        match self {
-            Kind::Scalar => 0,
-            Kind::Sequence => 1,
-            Kind::Mapping => 2,
-        }
-    }
-
-    fn from_bits(bits: u32) -> Self {
-        match bits {
-            1 => Kind::Sequence,
-            2 => Kind::Mapping,
-            _ => Kind::Scalar,
-        }
-    }
-}
-
-impl SpanNode {
-    fn key(&self) -> Option<Span> {
-        (self.key != NO_SPAN).then_some(self.key)
-    }
-
-    fn kind(&self) -> Kind {
-        Kind::from_bits(self.kind_and_edge_count >> KIND_SHIFT)
-    }
-
-    fn edge_count(&self) -> u32 {
-        self.kind_and_edge_count & EDGE_COUNT_MASK
-    }
-
-    fn set_edges(&mut self, first_edge: u32, count: usize) {
-        let count =
-            u32::try_from(count).map_or(EDGE_COUNT_MASK, |count| count.min(EDGE_COUNT_MASK));
-        self.first_edge = first_edge;
-        self.kind_and_edge_count = (self.kind().bits() << KIND_SHIFT) | count;
-    }
-}
-
 impl SpanIndex {
-    /// An empty index with room for every value `text_len` bytes of YAML can hold, and for the
-    /// edge to each, so that neither list grows by copying (nor when a later part of a split file
-    /// is adopted). A value takes at least two bytes (`1,`); pages never written to cost no
-    /// memory.
+    /// An empty index with room for every value `text_len` bytes of YAML can hold, so that it
+    /// does not grow by copying. A value takes at least two bytes (`1,`); pages never written to
+    /// cost no memory.
     pub(super) fn for_text(text_len: usize, max_values: usize) -> Self {
         let values = (text_len / 2).min(max_values);
         SpanIndex {
@@ -151,7 +76,7 @@ impl SpanIndex {
     /// The span of the key of the member at `pointer`, if that exact path is a mapping member.
     pub fn key_span(&self, pointer: &str) -> Option<Range<usize>> {
         self.find(pointer)
-            .and_then(|node| self.nodes[node].key())
+            .and_then(|node| self.nodes[node].key)
             .map(Span::range)
     }
 
@@ -183,7 +108,7 @@ impl SpanIndex {
             let token = unescape(token);
             let record = &self.nodes[node];
             let edges = self.edges_of(record);
-            node = match record.kind() {
+            node = match record.kind {
                 Kind::Scalar => return None,
                 Kind::Sequence => edges.get(token.parse::<usize>().ok()?)?.1 as usize,
                 Kind::Mapping => {
@@ -199,7 +124,7 @@ impl SpanIndex {
 
     fn edges_of(&self, node: &SpanNode) -> &[(u32, u32)] {
         let start = node.first_edge as usize;
-        &self.edges[start..start + node.edge_count() as usize]
+        &self.edges[start..start + node.edge_count as usize]
     }
 
     /// The text of an interned key.
@@ -207,31 +132,14 @@ impl SpanIndex {
         self.keys.get(key as usize).map_or("", |text| text)
     }
 
-    /// Interns a key's text: a spec repeats the same few keys in every node.
+    /// Interns a key's text, so that each distinct key is stored once.
     pub(super) fn intern(&mut self, text: &str) -> u32 {
-        if self.recent.is_empty() {
-            self.recent = vec![NO_KEY; RECENT_SLOTS];
+        if let Some(id) = self.key_ids.get(text) {
+            return *id;
         }
-        let slot = (text.len() * 31 + text.bytes().next().map_or(0, usize::from)) % RECENT_SLOTS;
-        let recent = self.recent[slot];
-        if self
-            .keys
-            .get(recent as usize)
-            .is_some_and(|key| **key == *text)
-        {
-            return recent;
-        }
-        let id = match self.key_ids.get(text) {
-            Some(id) => *id,
-            None => {
-                let id = u32::try_from(self.keys.len()).unwrap_or(NO_KEY);
-                self.keys.push(text.into());
-                self.key_prefixes.push(key_prefix(text));
-                self.key_ids.insert(text.into(), id);
-                id
-            }
-        };
-        self.recent[slot] = id;
+        let id = u32::try_from(self.keys.len()).unwrap_or(LIST_ITEM);
+        self.keys.push(text.into());
+        self.key_ids.insert(text.into(), id);
         id
     }
 
@@ -247,128 +155,45 @@ impl SpanIndex {
     /// Adds a value with the span of its key, if it is a mapping member.
     pub(super) fn push(&mut self, key: Option<Range<usize>>, value: Range<usize>, kind: Kind) {
         self.nodes.push(SpanNode {
-            key: key.as_ref().map_or(NO_SPAN, Span::of),
+            key: key.as_ref().map(Span::of),
             value: Span::of(&value),
+            kind,
             first_edge: 0,
-            kind_and_edge_count: kind.bits() << KIND_SHIFT,
+            edge_count: 0,
         });
     }
 
-    /// Sets a collection's final span and its children: `(key id, node)` pairs, or `(NO_KEY, node)`
-    /// for a list. Mapping members are sorted by key text, so that lookups are binary searches.
+    /// Sets a collection's final span and its children: `(key id, node)` pairs, or
+    /// `(LIST_ITEM, node)` for a list. Mapping members are sorted by key text (stably, so that
+    /// duplicates stay in document order), so that lookups are binary searches.
     pub(super) fn close(&mut self, node: u32, value: Range<usize>, children: &mut [(u32, u32)]) {
-        if self.nodes[node as usize].kind() == Kind::Mapping {
-            self.sort_members(children);
+        if self.nodes[node as usize].kind == Kind::Mapping {
+            children.sort_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
         }
         let first_edge = u32::try_from(self.edges.len()).unwrap_or(u32::MAX);
         self.edges.extend_from_slice(children);
         let record = &mut self.nodes[node as usize];
         record.value = Span::of(&value);
-        record.set_edges(first_edge, children.len());
-    }
-
-    /// Sorts a mapping's members by key text, stably, comparing the texts only where their first
-    /// eight bytes agree. (Comparing strings in each node's sort was 5% of the instructions at
-    /// 65,536 nodes.)
-    fn sort_members(&self, children: &mut [(u32, u32)]) {
-        let prefix = |key: u32| self.key_prefixes.get(key as usize).copied().unwrap_or(0);
-        children.sort_by(|a, b| {
-            prefix(a.0)
-                .cmp(&prefix(b.0))
-                .then_with(|| self.key_text(a.0).cmp(self.key_text(b.0)))
-        });
-    }
-
-    /// Takes in the index of a later part of the same file (whose spans are already file
-    /// offsets): its root is the continuation of `parent` here, so the root's children become
-    /// more children of `parent`, and its other nodes come along. False when a mapping would then
-    /// hold a key twice.
-    pub(super) fn adopt(&mut self, parent: u32, later: SpanIndex) -> bool {
-        let Some(later_root) = later.nodes.first() else {
-            return true;
-        };
-        let node_offset = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
-        let edge_offset = u32::try_from(self.edges.len()).unwrap_or(u32::MAX);
-        let keys: Vec<u32> = later.keys.iter().map(|key| self.intern(key)).collect();
-        let moved = |(key, node): (u32, u32)| {
-            let key = if key == NO_KEY {
-                NO_KEY
-            } else {
-                keys.get(key as usize).copied().unwrap_or(NO_KEY)
-            };
-            (key, node + node_offset)
-        };
-        // The adopted edges and the parent's new list of children, in one step at most.
-        let parent_children = self.nodes[parent as usize].edge_count() as usize;
-        self.edges
-            .reserve(later.edges.len() + parent_children + later_root.edge_count() as usize);
-        self.edges.extend(later.edges.iter().copied().map(moved));
-        let adopted = later_root.first_edge as usize
-            ..(later_root.first_edge + later_root.edge_count()) as usize;
-        let end = later_root.value.end;
-        self.nodes.extend(later.nodes.into_iter().map(|mut node| {
-            node.first_edge += edge_offset;
-            node
-        }));
-        // The parent's children, then the adopted ones, moved together to the end of the list.
-        let record = &self.nodes[parent as usize];
-        let own = record.first_edge as usize..(record.first_edge + record.edge_count()) as usize;
-        let mut children: Vec<(u32, u32)> = self.edges[own].to_vec();
-        let adopted = adopted.start + edge_offset as usize..adopted.end + edge_offset as usize;
-        children.extend_from_slice(&self.edges[adopted]);
-        if record.kind() == Kind::Mapping {
-            children.sort_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
-            if children.windows(2).any(|pair| pair[0].0 == pair[1].0) {
-                return false;
-            }
-        }
-        let first_edge = u32::try_from(self.edges.len()).unwrap_or(u32::MAX);
-        self.edges.extend_from_slice(&children);
-        let record = &mut self.nodes[parent as usize];
-        record.set_edges(first_edge, children.len());
-        record.value.end = record.value.end.max(end);
-        true
-    }
-
-    /// Widens a node's span to end at least at `end` (a block collection continued by a later
-    /// part of the file).
-    pub(super) fn extend_to(&mut self, node: u32, end: usize) {
-        let end = u32::try_from(end).unwrap_or(u32::MAX);
-        if let Some(record) = self.nodes.get_mut(node as usize) {
-            record.value.end = record.value.end.max(end);
-        }
-    }
-
-    /// How many children a collection has.
-    pub(super) fn child_count(&self, node: u32) -> usize {
-        self.nodes
-            .get(node as usize)
-            .map_or(0, |record| record.edge_count() as usize)
-    }
-
-    /// The end of a node's span.
-    pub(super) fn value_end(&self, node: u32) -> usize {
-        self.nodes
-            .get(node as usize)
-            .map_or(0, |record| record.value.end as usize)
+        record.first_edge = first_edge;
+        record.edge_count = u32::try_from(children.len()).unwrap_or(u32::MAX);
     }
 
     /// The later (in document order) of the first two members of a closed mapping with equal keys.
     pub(super) fn first_duplicate(&self, node: u32) -> Option<(&str, Range<usize>)> {
         let record = &self.nodes[node as usize];
-        if record.kind() != Kind::Mapping {
+        if record.kind != Kind::Mapping {
             return None;
         }
         let edges = self.edges_of(record);
         let at = edges.windows(2).position(|pair| pair[0].0 == pair[1].0)?;
         let later = edges[at].1.max(edges[at + 1].1);
-        let key = self.nodes[later as usize].key().map_or(0..0, Span::range);
+        let key = self.nodes[later as usize].key.map_or(0..0, Span::range);
         Some((self.key_text(edges[at].0), key))
     }
 }
 
-/// The marker of a list item in the edge list.
-pub(super) const LIST_ITEM: u32 = NO_KEY;
+/// The marker of a list item in the edge list; no key is interned with this id.
+pub(super) const LIST_ITEM: u32 = u32::MAX;
 
 /// Escapes one reference token of a JSON Pointer (RFC 6901).
 pub fn escape(token: &str) -> String {
@@ -401,40 +226,4 @@ pub fn every_pointer(value: &serde_json::Value) -> Vec<String> {
 
 fn unescape(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Members sorted by their keys' first eight bytes, then their texts, come out as a plain
-    /// stable sort by key text puts them: keys that share eight bytes, that are prefixes of one
-    /// another, that hold a NUL or bytes above 0x7f, and duplicates.
-    #[test]
-    fn members_sort_as_a_stable_sort_by_text_does() {
-        let mut index = SpanIndex::default();
-        let shapes: [&[&str]; 7] = [
-            &["name", "address", "os"],
-            &["podSubnetB", "podSubnetA", "podSubnet", "podSubne", "pod"],
-            &["ab\u{0}x", "ab", "ab\u{1}", "a"],
-            &["os", "os", "address"],
-            &["zé", "zz", "z~", "z"],
-            &["instanceIdentifier", "instanceId", "instanceIdentifie"],
-            &[],
-        ];
-        let mut node = 0;
-        for shape in shapes {
-            let mut children: Vec<(u32, u32)> = shape
-                .iter()
-                .map(|key| {
-                    node += 1;
-                    (index.intern(key), node)
-                })
-                .collect();
-            let mut expected = children.clone();
-            expected.sort_by(|a, b| index.key_text(a.0).cmp(index.key_text(b.0)));
-            index.sort_members(&mut children);
-            assert_eq!(children, expected, "{shape:?}");
-        }
-    }
 }

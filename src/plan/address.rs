@@ -1,6 +1,7 @@
 //! Strict IPv4 address and CIDR parsing: no host bits, no leading zeros, no IPv6, no shorthand.
 
 use ipnet::Ipv4Net;
+use std::fmt::Write as _;
 use std::net::Ipv4Addr;
 
 /// Why a written value is not acceptable, with the fix. Boxed: the plan holds a [`Parsed`] slot
@@ -147,32 +148,14 @@ pub fn size(network: &Ipv4Net) -> u64 {
     1u64 << (32 - u32::from(network.prefix_len()))
 }
 
-/// Writes `ip` as its `Display` does, without the formatting machinery: a plan's text shows
-/// four addresses a node, and at 65,536 nodes `Display` was a tenth of the time to write it.
+/// Writes `ip` as `10.244.0.1`.
 pub fn push_ip(out: &mut String, ip: Ipv4Addr) {
-    for (index, octet) in ip.octets().into_iter().enumerate() {
-        if index > 0 {
-            out.push('.');
-        }
-        push_decimal(out, octet);
-    }
+    let _ = write!(out, "{ip}");
 }
 
-/// Writes `network` as its `Display` does (`10.244.0.0/24`); see [`push_ip`].
+/// Writes `network` as `10.244.0.0/24`.
 pub fn push_net(out: &mut String, network: &Ipv4Net) {
-    push_ip(out, network.network());
-    out.push('/');
-    push_decimal(out, network.prefix_len());
-}
-
-fn push_decimal(out: &mut String, value: u8) {
-    if value >= 100 {
-        out.push(char::from(b'0' + value / 100));
-    }
-    if value >= 10 {
-        out.push(char::from(b'0' + value / 10 % 10));
-    }
-    out.push(char::from(b'0' + value % 10));
+    let _ = write!(out, "{}/{}", network.network(), network.prefix_len());
 }
 
 /// The address `index` places after the network address, if the network holds it.

@@ -90,7 +90,7 @@ pub static DISTRIBUTIONS: [Traits; 3] = [
         title: "RKE2",
         ships_flannel: true,
         flannel_namespace: Some("kube-system"),
-        vxlan_defaults: Some((4096, 4789)),
+        vxlan_defaults: Some((super::WINDOWS_VXLAN_VNI, super::WINDOWS_VXLAN_PORT)),
         windows_flannel_fixed: true,
         windows_network: Some("flannel.4096"),
         windows_join: WindowsJoin::Rke2Agent,

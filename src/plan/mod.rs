@@ -13,10 +13,10 @@ pub mod rke2;
 pub mod rke2_keys;
 pub mod subnets;
 pub mod version;
+pub mod windows_image;
 
 pub use address::{InputError, Problem};
 
-use crate::cores;
 pub use crate::spec::PodCidrs;
 use crate::spec::{Backend, Os, Provider, Role, Runtime, Spec};
 use ipnet::Ipv4Net;
@@ -27,8 +27,21 @@ use version::{Release, WindowsBuild};
 /// A value parsed from the spec, or why it could not be.
 pub type Parsed<T> = Result<T, InputError>;
 
-/// The flannel release used when the spec names none (flannel-io/flannel's current release).
-pub const DEFAULT_FLANNEL_VERSION: &str = "v0.28.9";
+/// The VXLAN network identifier of flannel on Windows: flanneld's default there and the lowest it
+/// accepts (flannel-io/flannel `pkg/backend/vxlan/vxlan_windows.go`, `defaultVNI`; Kubernetes
+/// documentation, "Networking in Windows": "VNI must be set to 4096").
+pub const WINDOWS_VXLAN_VNI: u32 = 4096;
+/// The UDP port of VXLAN on Windows, the only one its networking stack speaks (`vxlan_windows.go`,
+/// `vxlanPort`; the IANA-assigned VXLAN port, RFC 7348 section 5).
+pub const WINDOWS_VXLAN_PORT: u16 = 4789;
+/// flanneld's VXLAN defaults on Linux: VNI 1 and the kernel's historical port 8472
+/// (flannel-io/flannel `pkg/backend/vxlan/vxlan.go`).
+const LINUX_VXLAN_DEFAULTS: (u32, u16) = (1, 8472);
+
+/// The flannel release used when the spec names none: the newest of the release table.
+pub fn default_flannel_version() -> String {
+    flannel_release::newest().tag()
+}
 pub const DEFAULT_DNS_DOMAIN: &str = "cluster.local";
 pub const DEFAULT_NODE_MASK: u8 = 24;
 pub const DEFAULT_MAX_PODS: u32 = 110;
@@ -432,12 +445,12 @@ fn plan_flannel(
 ) -> FlannelPlan {
     let flannel = &spec.flannel;
     let backend = flannel.backend;
-    // flannel's Windows backend requires VNI >= 4096 and UDP 4789; Linux defaults to 1 and 8472;
-    // a distribution that ships flannel may default otherwise.
-    let (default_vni, default_port) =
-        distribution
-            .vxlan_defaults
-            .unwrap_or(if has_windows { (4096, 4789) } else { (1, 8472) });
+    // A distribution that ships flannel may default otherwise.
+    let (default_vni, default_port) = distribution.vxlan_defaults.unwrap_or(if has_windows {
+        (WINDOWS_VXLAN_VNI, WINDOWS_VXLAN_PORT)
+    } else {
+        LINUX_VXLAN_DEFAULTS
+    });
     let vni = flannel.vni.unwrap_or(default_vni);
     let host_process = setup == Some(WindowsSetup::HostProcess);
     // On RKE2 the release decides flannel: the flanneld its Windows agents run, whose release
@@ -446,10 +459,11 @@ fn plan_flannel(
         .and_then(|rke2| rke2.release.as_ref().ok())
         .and_then(|release| release.flannel())
         .map(|bundled| format!("v{}", bundled.windows_flanneld));
+    let default_version = default_flannel_version();
     let written = bundled
         .as_deref()
         .or(flannel.version.as_deref())
-        .unwrap_or(DEFAULT_FLANNEL_VERSION);
+        .unwrap_or(&default_version);
     FlannelPlan {
         version: parse_release(written, "flannel version", "v0.11.0"),
         release: flannel_release::resolve(written),
@@ -533,12 +547,10 @@ fn plan_windows(
     let flannel_image = images
         .and_then(|images| images.flannel.clone())
         .or_else(|| {
-            let tag = release_tag(
-                spec.flannel
-                    .version
-                    .as_deref()
-                    .unwrap_or(DEFAULT_FLANNEL_VERSION),
-            )?;
+            let tag = match spec.flannel.version.as_deref() {
+                Some(version) => release_tag(version),
+                None => release_tag(&default_flannel_version()),
+            }?;
             Some(format!("{}/flannel-windows:{tag}-hostprocess", registry?))
         });
     let kube_proxy_image = images
@@ -684,8 +696,7 @@ fn plan_nodes(
             windows: (node.os == Os::Windows).then(|| Box::new(node_windows(spec, index, setup))),
         }
     };
-    let count = spec.nodes.len();
-    cores::map_indices(count, cores::threads_for_nodes(count), plan_node)
+    (0..spec.nodes.len()).map(plan_node).collect()
 }
 
 fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeWindows {

@@ -4,8 +4,6 @@
 //! ([`super::flannel_release`]); kubelet, kubeadm, kube-proxy, crictl and the default containerd
 //! follow `kubernetes.version` ([`super::releases`]).
 
-use super::releases::MountLayout;
-
 /// The base image of both HostProcess images (microsoft/windows-host-process-containers-base-image
 /// README, "Usage"; kubernetes/website "Windows containers in Kubernetes" HostProcess section).
 pub const HOST_PROCESS_BASE_IMAGE: &str =
@@ -61,12 +59,6 @@ pub const ROTATING_KUBE_LOG_RUNNER: &str = "v1.34.0";
 /// (a Go duration): kube-log-runner's `-log-file-size` and `-log-file-age`.
 pub const KUBELET_LOG_SIZE: &str = "100M";
 pub const KUBELET_LOG_AGE: &str = "168h";
-
-/// The HostProcess mount layouts the rendered start scripts work in: both. They read the
-/// service-account token and the mounted ConfigMaps under `$env:CONTAINER_SANDBOX_MOUNT_POINT`,
-/// which holds them in either layout (kubernetes/enhancements KEP-1981 "Container mounts"), never
-/// at `/var/run/secrets` itself, which only bind mounts provide. HG317 compares each node with it.
-pub const HOST_PROCESS_LAYOUTS: &[MountLayout] = &[MountLayout::Symlink, MountLayout::Bind];
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,9 @@ use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
 use crate::plan::cloud;
 use crate::plan::flannel_release::{self, Feature, FlannelRelease};
-use crate::plan::{Plan, WindowsSetup, expected_network_name};
+use crate::plan::{
+    Plan, WINDOWS_VXLAN_PORT, WINDOWS_VXLAN_VNI, WindowsSetup, expected_network_name,
+};
 use crate::spec::{Backend, Provider};
 
 declare_rules! {
@@ -208,17 +210,19 @@ fn check_vni_windows(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     }
     let vni = plan.flannel.vni;
-    if vni < 4096 {
+    if vni < WINDOWS_VXLAN_VNI {
         found.push(
             Diagnostic::new(
                 &VXLAN_VNI_WINDOWS,
                 value(VNI),
-                format!("`vni` {vni} is below 4096, which flannel on Windows requires"),
+                format!(
+                    "`vni` {vni} is below {WINDOWS_VXLAN_VNI}, which flannel on Windows requires"
+                ),
             )
-            .label("Windows needs 4096 or more")
-            .help("set `vni: 4096`"),
+            .label(format!("Windows needs {WINDOWS_VXLAN_VNI} or more"))
+            .help(format!("set `vni: {WINDOWS_VXLAN_VNI}`")),
         );
-    } else if vni != 4096 {
+    } else if vni != WINDOWS_VXLAN_VNI {
         if let Some(release) =
             windows_flannel(plan).filter(|release| !release.has(Feature::WindowsAnyVni))
         {
@@ -226,10 +230,10 @@ fn check_vni_windows(context: &Context, found: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     &VXLAN_VNI_WINDOWS,
                     value(VNI),
-                    format!("`vni` {vni} differs from 4096, which flannel {} on the Windows nodes hard-codes", release.tag()),
+                    format!("`vni` {vni} differs from {WINDOWS_VXLAN_VNI}, which flannel {} on the Windows nodes hard-codes", release.tag()),
                 )
-                .label("Windows uses 4096")
-                .help("set `vni: 4096`; other values need flannel v0.13.1 or later on Windows (Kubernetes 1.24 or later)"),
+                .label(format!("Windows uses {WINDOWS_VXLAN_VNI}"))
+                .help(format!("set `vni: {WINDOWS_VXLAN_VNI}`; other values need flannel v0.13.1 or later on Windows (Kubernetes 1.24 or later)")),
             );
         }
     }
@@ -237,18 +241,18 @@ fn check_vni_windows(context: &Context, found: &mut Vec<Diagnostic>) {
 
 fn check_port_windows(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
-    if vxlan_with_windows(plan) && plan.flannel.port != 4789 {
+    if vxlan_with_windows(plan) && plan.flannel.port != WINDOWS_VXLAN_PORT {
         found.push(
             Diagnostic::new(
                 &VXLAN_PORT_WINDOWS,
                 value("/flannel/port"),
                 format!(
-                    "`port` {} is not 4789, the only VXLAN port flannel on Windows uses",
+                    "`port` {} is not {WINDOWS_VXLAN_PORT}, the only VXLAN port flannel on Windows uses",
                     plan.flannel.port
                 ),
             )
-            .label("Windows needs 4789")
-            .help("set `port: 4789` so that Linux and Windows nodes speak the same VXLAN port"),
+            .label(format!("Windows needs {WINDOWS_VXLAN_PORT}"))
+            .help(format!("set `port: {WINDOWS_VXLAN_PORT}` so that Linux and Windows nodes speak the same VXLAN port")),
         );
     }
 }
@@ -498,9 +502,9 @@ fn check_vni_range(context: &Context, found: &mut Vec<Diagnostic>) {
             )
             .label("out of range")
             .help(if plan.has_windows() {
-                "set `vni: 4096`"
+                format!("set `vni: {WINDOWS_VXLAN_VNI}`")
             } else {
-                "set `vni: 1`, or 4096 to be ready for Windows nodes"
+                format!("set `vni: 1`, or {WINDOWS_VXLAN_VNI} to be ready for Windows nodes")
             }),
         );
     } else if vni > 65_535 && plan.has_windows() {
@@ -511,7 +515,7 @@ fn check_vni_range(context: &Context, found: &mut Vec<Diagnostic>) {
                 format!("`vni` {vni} is above 65535; Windows stores the VNI in 16 bits"),
             )
             .label("too large for Windows")
-            .help("set `vni: 4096`")
+            .help(format!("set `vni: {WINDOWS_VXLAN_VNI}`"))
             .warning(),
         );
     }

@@ -6,9 +6,9 @@ use super::{Context, declare_rules};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::plan::releases::kubernetes::{self, ContainerdOne};
 use crate::plan::releases::windows::{Has, Update};
-use crate::plan::releases::{self, MountLayout, containerd};
+use crate::plan::releases::{self, containerd};
 use crate::plan::version::{Release, WindowsBuild};
-use crate::plan::{Plan, WindowsPlan, WindowsSetup, pins};
+use crate::plan::{Plan, WindowsPlan, WindowsSetup};
 use crate::spec::{Backend, Runtime};
 use std::collections::BTreeSet;
 
@@ -148,28 +148,6 @@ declare_rules! {
     /// (`hcn.DSRSupported`); kubernetes-sigs/sig-windows-tools `hostprocess/calico/kube-proxy/start.ps1`
     /// ("requires 2019 with KB4580390").
     WINDOWS_DSR_UNSUPPORTED = ("HG316", "windows-dsr-unsupported", Warning, Some(check_dsr));
-
-    /// ### What it checks
-    /// On the HostProcess path: that each Windows node mounts HostProcess containers in a layout
-    /// the rendered start scripts work in. A node uses bind mounts when containerd is 1.7 or later
-    /// and its build has the bind filter (Windows Server 2022 and 2025; Windows Server 2019 from
-    /// the July 2022 update, 10.0.17763.3165); otherwise symlinks under the sandbox mount point.
-    /// The rendered scripts work in both, so today this finds nothing; it stands guard over that.
-    ///
-    /// ### Why it matters
-    /// A HostProcess container that reads its service-account token at `/var/run/secrets` finds it
-    /// only with bind mounts: with symlinks flanneld never reaches the API server and the node
-    /// never gets a network ("open /var/run/secrets/kubernetes.io/serviceaccount/token: The system
-    /// cannot find the path specified").
-    ///
-    /// ### Fix
-    /// Use containerd 1.7 or later on a Windows build with the bind filter, or start scripts that
-    /// read everything under `$env:CONTAINER_SANDBOX_MOUNT_POINT`.
-    ///
-    /// ### References
-    /// kubernetes/enhancements KEP-1981 "Compatibility" and "Container mounts"; microsoft/hcsshim
-    /// `internal/jobcontainers/mounts.go`; kubernetes-sigs/sig-windows-tools #343.
-    HOSTPROCESS_MOUNT_LAYOUT = ("HG317", "hostprocess-mount-layout", Error, Some(check_mount_layout));
 
     /// ### What it checks
     /// On the HostProcess path: the Windows containerd against what the Kubernetes minor supports.
@@ -482,58 +460,6 @@ fn check_default_containerd(
     );
 }
 
-fn check_mount_layout(context: &Context, found: &mut Vec<Diagnostic>) {
-    find_unsupported_layouts(context, pins::HOST_PROCESS_LAYOUTS, found);
-}
-
-/// HG317 for every Windows build whose nodes mount HostProcess containers in a layout outside
-/// `supported`.
-fn find_unsupported_layouts(
-    context: &Context,
-    supported: &[MountLayout],
-    found: &mut Vec<Diagnostic>,
-) {
-    let Some(windows) = host_process(context.plan) else {
-        return;
-    };
-    let (Ok(version), Some(line)) = (&windows.containerd_version, &windows.containerd_line) else {
-        return;
-    };
-    let mut seen = BTreeSet::new();
-    for node in context
-        .plan
-        .nodes
-        .iter()
-        .filter_map(|node| node.windows.as_ref())
-    {
-        let Some(Ok(build)) = &node.build else {
-            continue;
-        };
-        let layout = releases::windows::mount_layout(build, line.row.mount_layout);
-        if supported.contains(&layout) || !seen.insert(node.build_pointer.clone()) {
-            continue;
-        }
-        let mut diagnostic = Diagnostic::new(
-            &HOSTPROCESS_MOUNT_LAYOUT,
-            value(node.build_pointer.clone()),
-            format!(
-                "Windows build {build} with containerd {version} mounts HostProcess containers as {}s, a layout the rendered start scripts do not work in",
-                layout.as_str()
-            ),
-        )
-        .label(format!("{} mounts here", layout.as_str()));
-        if containerd_written(context) {
-            diagnostic = diagnostic.related(
-                value("/windows/containerd/version"),
-                "the containerd is declared here",
-            );
-        }
-        found.push(diagnostic.help(
-            "use containerd 1.7 or later on Windows Server 2022, 2025, or 2019 from 10.0.17763.3165",
-        ));
-    }
-}
-
 fn check_containerd_support(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
     let Some(windows) = host_process(plan) else {
@@ -733,42 +659,6 @@ fn check_dsr(context: &Context, found: &mut Vec<Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Spec;
-
-    fn layout_findings(spec_text: &str, supported: &[MountLayout]) -> Vec<String> {
-        let spec: Spec = serde_yaml::from_str(spec_text).unwrap();
-        let plan = Plan::build(&spec);
-        let mut found = Vec::new();
-        find_unsupported_layouts(
-            &Context {
-                spec: &spec,
-                plan: &plan,
-            },
-            supported,
-            &mut found,
-        );
-        found
-            .iter()
-            .map(|d| format!("{} {}", d.code(), d.primary.location.pointer()))
-            .collect()
-    }
-
-    #[test]
-    fn a_node_without_bind_mounts_is_refused_only_by_scripts_that_need_them() {
-        let symlinks = include_str!(
-            "../../tests/fixtures/valid/HG317-containerd-1.6-on-ws2019-before-the-bind-filter.yaml"
-        );
-        assert!(layout_findings(symlinks, pins::HOST_PROCESS_LAYOUTS).is_empty());
-        assert_eq!(
-            layout_findings(symlinks, &[MountLayout::Bind]),
-            ["HG317 /windows/build"]
-        );
-        // containerd 1.7 on a Windows Server 2019 with the July 2022 update bind-mounts.
-        let bind = symlinks
-            .replace("10.0.17763.2000", "10.0.17763.3165")
-            .replace("version: 1.6.36", "version: 1.7.34");
-        assert!(layout_findings(&bind, &[MountLayout::Bind]).is_empty());
-    }
 
     #[test]
     fn cni_network_names_follow_the_spec() {

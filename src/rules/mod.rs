@@ -12,7 +12,6 @@ pub mod rke2_live;
 pub mod topology;
 pub mod windows;
 
-use crate::cores;
 use crate::diagnostic::{Diagnostic, Rule};
 use crate::plan::Plan;
 use crate::spec::Spec;
@@ -96,22 +95,14 @@ pub fn find(code_or_name: &str) -> Option<&'static Rule> {
         .find(|rule| rule.code.eq_ignore_ascii_case(code_or_name) || rule.name == code_or_name)
 }
 
-/// Runs every rule's check; findings come back in rule order. Each check's findings are kept
-/// apart and joined in the checks' order, so which thread ran which check changes nothing.
+/// Runs every rule's check; findings come back in rule order.
 pub fn run(spec: &Spec, plan: &Plan) -> Vec<Diagnostic> {
-    run_on(
-        &Context { spec, plan },
-        cores::threads_for_nodes(plan.nodes.len()),
-    )
-}
-
-fn run_on(context: &Context, threads: usize) -> Vec<Diagnostic> {
-    let found = cores::map_in_order(plan_checks(), threads, |check| {
-        let mut found = Vec::new();
-        check(context, &mut found);
-        found
-    });
-    found.into_iter().flatten().collect()
+    let context = Context { spec, plan };
+    let mut found = Vec::new();
+    for check in plan_checks() {
+        check(&context, &mut found);
+    }
+    found
 }
 
 /// The plan's checks, in the order their findings are listed.
@@ -146,38 +137,6 @@ pub(crate) fn node_pointer(index: usize, field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The checks on two threads find what they find on one, in the same order: over every
-    /// fixture, each of which sets off some rules.
-    #[test]
-    fn two_threads_find_what_one_finds_in_the_same_order() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let checks = plan_checks();
-        let (mut compared, mut findings) = (0, 0);
-        for folder in ["tests/fixtures/invalid", "tests/fixtures/valid", "examples"] {
-            for entry in std::fs::read_dir(root.join(folder)).unwrap() {
-                let path = entry.unwrap().path();
-                let bytes = std::fs::read(&path).unwrap();
-                let checked = crate::pipeline::check(&path.display().to_string(), bytes);
-                let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
-                    continue;
-                };
-                let context = Context { spec, plan };
-                let mut one = Vec::new();
-                for check in &checks {
-                    check(&context, &mut one);
-                }
-                let two = run_on(&context, 2);
-                assert_eq!(format!("{two:?}"), format!("{one:?}"), "{}", path.display());
-                compared += 1;
-                findings += one.len();
-            }
-        }
-        assert!(
-            compared > 150 && findings > 100,
-            "{compared} specs, {findings} findings"
-        );
-    }
 
     #[test]
     fn codes_are_unique() {

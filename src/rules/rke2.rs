@@ -9,9 +9,10 @@ use crate::load::escape_pointer_token;
 use crate::plan::address;
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
-use crate::plan::rke2::Rke2Plan;
+use crate::plan::rke2::{DEFAULT_RANCHER_VERSION, Rke2Plan};
 use crate::plan::rke2_keys::{self, Scope};
 use crate::plan::version::Release;
+use crate::plan::{WINDOWS_VXLAN_PORT, WINDOWS_VXLAN_VNI};
 use crate::spec::{Backend, ConfigKeys, Role, Spec};
 use serde_json::Value;
 
@@ -516,31 +517,33 @@ fn check_flannel(context: &Context, found: &mut Vec<Diagnostic>) {
     let mut mismatch = |pointer: &str, problem: String, help: &str| {
         found.push(
             Diagnostic::new(&RKE2_FLANNEL_MISMATCH, value(pointer), problem)
-                .label("RKE2's Windows agents use VNI 4096, UDP 4789")
+                .label(format!(
+                    "RKE2's Windows agents use VNI {WINDOWS_VXLAN_VNI}, UDP {WINDOWS_VXLAN_PORT}"
+                ))
                 .help(help.to_string()),
         );
     };
     if !plan.has_windows() {
         return;
     }
-    if flannel.vni != 4096 {
+    if flannel.vni != WINDOWS_VXLAN_VNI {
         mismatch(
             "/flannel/vni",
             format!(
-                "`vni` {} is not 4096, the VNI RKE2's Windows agents hard-code; Linux and Windows pods would not reach each other",
+                "`vni` {} is not {WINDOWS_VXLAN_VNI}, the VNI RKE2's Windows agents hard-code; Linux and Windows pods would not reach each other",
                 flannel.vni
             ),
-            "remove `vni` (RKE2's default is 4096)",
+            &format!("remove `vni` (RKE2's default is {WINDOWS_VXLAN_VNI})"),
         );
     }
-    if flannel.port != 4789 {
+    if flannel.port != WINDOWS_VXLAN_PORT {
         mismatch(
             "/flannel/port",
             format!(
-                "`port` {} is not 4789, the VXLAN port RKE2's Windows agents hard-code",
+                "`port` {} is not {WINDOWS_VXLAN_PORT}, the VXLAN port RKE2's Windows agents hard-code",
                 flannel.port
             ),
-            "remove `port` (RKE2's default is 4789)",
+            &format!("remove `port` (RKE2's default is {WINDOWS_VXLAN_PORT})"),
         );
     }
     if flannel.direct_routing {
@@ -743,7 +746,7 @@ fn check_windows_builds(context: &Context, found: &mut Vec<Diagnostic>) {
                 value(windows.build_pointer.clone()),
                 format!(
                     "Windows build {build} ({}) is not one RKE2 validates (Windows Server 2019 and 2022)",
-                    build.name()
+                    crate::plan::releases::windows::name(build.build)
                 ),
             )
             .label("not validated by RKE2")
@@ -820,7 +823,7 @@ fn key_problem(key: &str, value: &Value, servers: bool) -> Option<(String, Strin
         }
         Scope::Unknown => {
             let known: Vec<String> = rke2_keys::known().map(String::from).collect();
-            let help = match crate::schema::nearest(key, &known) {
+            let help = match crate::suggest::nearest(key, &known) {
                 Some(nearest) => format!("did you mean `{nearest}`?"),
                 None => {
                     format!("remove `{key}`; docs.rke2.io \"Configuration Options\" lists the keys")
@@ -1035,7 +1038,9 @@ fn check_rancher(context: &Context, found: &mut Vec<Diagnostic>) {
                 format!("Rancher {version} provisions no RKE2 custom clusters: they came with 2.6"),
             )
             .label("before Rancher 2.6")
-            .help("use a current Rancher, e.g. `version: \"2.14.4\"`"),
+            .help(format!(
+                "use a current Rancher, e.g. `version: \"{DEFAULT_RANCHER_VERSION}\"`"
+            )),
         );
     } else if version < Release::new(2, 9, 0) && context.plan.has_windows() {
         found.push(
@@ -1045,7 +1050,9 @@ fn check_rancher(context: &Context, found: &mut Vec<Diagnostic>) {
                 format!("Rancher {version} offers no RKE2 release with flannel on Windows (its Windows clusters use Calico)"),
             )
             .label("no Windows flannel in this Rancher")
-            .help("use Rancher 2.9 or later, e.g. `version: \"2.14.4\"`")
+            .help(format!(
+                "use Rancher 2.9 or later, e.g. `version: \"{DEFAULT_RANCHER_VERSION}\"`"
+            ))
             .warning(),
         );
     }

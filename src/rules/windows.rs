@@ -4,7 +4,8 @@ use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
 use crate::plan::releases::kubernetes::{self, Known};
 use crate::plan::releases::windows::{self, Has, Update};
-use crate::plan::version::{WindowsBuild, image_build, image_runs_on};
+use crate::plan::version::WindowsBuild;
+use crate::plan::windows_image::{image_build, image_runs_on};
 use crate::plan::{Plan, WindowsSetup};
 use crate::spec::{Backend, Os, Role, Runtime};
 use std::collections::BTreeMap;
@@ -144,7 +145,7 @@ fn check_build_supported(context: &Context, found: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     &WINDOWS_BUILD_UNSUPPORTED,
                     value(pointer),
-                    format!("Windows build {build} ({}) is older than {}, the first build Kubernetes supports", build.name(), first.build),
+                    format!("Windows build {build} ({}) is older than {}, the first build Kubernetes supports", windows::name(build.build), first.build),
                 )
                 .label("unsupported Windows build")
                 .help(format!("use {}, 10.0.{}, or later", first.name, first.build)),
@@ -224,7 +225,7 @@ fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
                     format!(
                         "image `{image}` is built for Windows {image_build}, but nodes run build {} ({})",
                         host.build,
-                        host.name()
+                        windows::name(host.build)
                     ),
                 )
                 .label("image and host builds differ")
@@ -279,7 +280,7 @@ fn check_kubernetes_support(context: &Context, found: &mut Vec<Diagnostic>) {
                     format!(
                         "Windows build {} ({}) is not listed as supported by Kubernetes {}.{}, which lists {}",
                         build.build,
-                        build.name(),
+                        windows::name(build.build),
                         kubernetes.major,
                         kubernetes.minor,
                         listed.join(", ")

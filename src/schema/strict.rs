@@ -13,16 +13,10 @@ use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
 /// The value typed as `T`, or `None` when only the schema can say what is wrong with it. The value
-/// is consumed: its strings move into the typed fields.
+/// is consumed: its strings move into the typed fields, and each part is freed once typed, so a
+/// large spec is not held twice.
 pub(crate) fn type_strictly<T: de::DeserializeOwned>(value: Value) -> Option<T> {
     T::deserialize(Strict(value)).ok()
-}
-
-/// The members of a mapping typed as `T`, as [`type_strictly`] types the object they make.
-pub(crate) fn type_members_strictly<'k, T: de::DeserializeOwned>(
-    members: impl Iterator<Item = (&'k str, Value)>,
-) -> Option<T> {
-    T::deserialize(MapOf(Members::of(members))).ok()
 }
 
 /// Why strict typing stopped; the reference path says it properly.
@@ -130,28 +124,6 @@ impl<'de> Deserializer<'de> for Strict {
     }
 }
 
-/// A mapping given as its members: every request is answered with the map, so it types as a
-/// struct or a map, as [`Strict`] types an object, and anything else (an option, a list, an enum)
-/// is refused by the type's own visitor, which leaves the value to the reference path.
-struct MapOf<M>(Members<M>);
-
-impl<'de, M, N> Deserializer<'de> for MapOf<M>
-where
-    M: Iterator<Item = (N, Value)>,
-    N: IntoDeserializer<'de, Refused>,
-{
-    type Error = Refused;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
-        visitor.visit_map(self.0)
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
-        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
 struct Items(std::vec::IntoIter<Value>);
 
 impl<'de> SeqAccess<'de> for Items {
@@ -168,33 +140,22 @@ impl<'de> SeqAccess<'de> for Items {
     }
 }
 
-/// A mapping's members, each a name and its value: an object's, or a mapping's given before any
-/// object was made of it.
-struct Members<M> {
-    members: M,
+/// An object's members, each a name and its value.
+struct Members {
+    members: serde_json::map::IntoIter,
     value: Option<Value>,
 }
 
-impl Members<serde_json::map::IntoIter> {
+impl Members {
     fn new(members: Map<String, Value>) -> Self {
-        Members::of(members.into_iter())
-    }
-}
-
-impl<M> Members<M> {
-    fn of(members: M) -> Self {
         Members {
-            members,
+            members: members.into_iter(),
             value: None,
         }
     }
 }
 
-impl<'de, M, N> MapAccess<'de> for Members<M>
-where
-    M: Iterator<Item = (N, Value)>,
-    N: IntoDeserializer<'de, Refused>,
-{
+impl<'de> MapAccess<'de> for Members {
     type Error = Refused;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -304,51 +265,5 @@ mod tests {
         }
         // The secret reference still refuses a list beside it.
         assert!(type_strictly::<Rke2>(json!({"token": ["RKE2_TOKEN"]})).is_none());
-    }
-
-    /// A node given as its members types exactly as the object they make: the same node, or
-    /// the same refusal.
-    #[test]
-    fn members_type_as_their_object_types() {
-        let nodes = [
-            json!({"name": "w", "os": "windows", "roles": ["worker"], "address": "10.0.0.1",
-                   "windowsBuild": "10.0.17763.4010", "cloud": {"instanceId": "i-1"}}),
-            json!({"name": "l", "os": "linux", "roles": ["controlplane", "etcd"],
-                   "address": "10.0.0.2", "podCidr": "10.244.3.0/24"}),
-            json!({"name": "x", "os": "linux", "roles": ["worker"], "address": "a", "extra": 1}),
-            json!({"name": "x", "os": "linux", "roles": ["worker"], "address": "a", "podCidr": null}),
-            json!({"name": "x", "os": "macos", "roles": ["worker"], "address": "a"}),
-            json!({"name": "x", "os": "linux", "roles": "worker", "address": "a"}),
-            json!({"name": "x", "os": "linux", "roles": ["worker"]}),
-            json!({"name": 7, "os": "linux", "roles": ["worker"], "address": "a"}),
-            json!({"name": "x", "os": "linux", "roles": ["worker"], "address": "a",
-                   "cloud": {"instanceId": ["i-1"]}}),
-        ];
-        let mut typed = 0;
-        for node in nodes {
-            let Value::Object(object) = &node else {
-                unreachable!()
-            };
-            let members = object
-                .iter()
-                .map(|(key, value)| (key.as_str(), value.clone()));
-            let from_members = type_members_strictly::<Node>(members);
-            let from_object = type_strictly::<Node>(node.clone());
-            assert_eq!(
-                format!("{from_members:?}"),
-                format!("{from_object:?}"),
-                "{node}"
-            );
-            typed += usize::from(from_object.is_some());
-        }
-        assert_eq!(typed, 2);
-        // Members make a mapping, nothing else: what is not a struct or a map is refused.
-        let members = || [("name", json!("w"))].into_iter();
-        assert!(type_members_strictly::<Option<Node>>(members()).is_none());
-        assert!(type_members_strictly::<Vec<Value>>(members()).is_none());
-        assert!(type_members_strictly::<crate::spec::Os>(members()).is_none());
-        assert!(type_members_strictly::<String>(members()).is_none());
-        let map = type_members_strictly::<std::collections::BTreeMap<String, String>>(members());
-        assert_eq!(map.unwrap()["name"], "w");
     }
 }

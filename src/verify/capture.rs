@@ -5,9 +5,8 @@
 //! properly; nothing is skipped in silence. A file left empty by `--ignore-not-found` is an object
 //! the cluster does not have.
 
-use super::kubectl::Capture;
+use super::Capture;
 use super::prune;
-use crate::cores;
 use crate::diagnostic::{Diagnostic, Location, value};
 use crate::live::Object;
 use crate::load::{self, CAPTURE, LoadedFile};
@@ -254,7 +253,7 @@ fn collect(path: &Path, given: bool, files: &mut Vec<Found>) -> Result<(), Strin
 /// Reads every input. `captures` are the commands that capture each kind properly, for the help.
 pub fn read(inputs: Vec<Input>, captures: &[Capture]) -> Captured {
     let mut captured = Captured::default();
-    for file in read_in_parallel(inputs, captures) {
+    for file in inputs.into_iter().map(|input| read_file(input, captures)) {
         if file.empty {
             captured
                 .empty
@@ -272,20 +271,6 @@ struct FileRead {
     objects: Vec<Object>,
     /// Empty: an object the cluster does not have.
     empty: bool,
-}
-
-/// Reads the files on as many threads as there are cores when there is enough to read (a large
-/// cluster's nodes and pods are two large files), and returns them in the order given.
-fn read_in_parallel(inputs: Vec<Input>, captures: &[Capture]) -> Vec<FileRead> {
-    /// Below this, starting threads costs more than it saves.
-    const WORTH_THREADS: usize = 1 << 20;
-    let bytes: usize = inputs.iter().map(|input| input.bytes.len()).sum();
-    let threads = if bytes < WORTH_THREADS {
-        1
-    } else {
-        cores::available()
-    };
-    cores::map_in_order(inputs, threads, |input| read_file(input, captures))
 }
 
 fn read_file(input: Input, captures: &[Capture]) -> FileRead {

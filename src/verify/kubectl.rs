@@ -3,6 +3,7 @@
 //! the user's own kubectl and current context (`--kubectl`), whose auth plugins, contexts and
 //! proxies already work. Every command is a read-only `kubectl get`; none reads a Secret.
 
+use super::Capture;
 use super::capture::{BUDGET, Input, bytes_text};
 use crate::escape;
 use crate::plan::Plan;
@@ -13,28 +14,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// One capture: what it reads, the file it is saved to, and the `kubectl` arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Capture {
-    pub file: &'static str,
-    pub args: Vec<String>,
-    /// Objects a cluster may lack (kubeadm's ConfigMaps on k3s or RKE2): captured with
-    /// `--ignore-not-found`, so that an absent one leaves an empty file.
-    pub optional: bool,
-}
-
-impl Capture {
-    /// The command line, as a user types it.
-    pub fn command_line(&self) -> String {
-        format!("kubectl {}", self.args.join(" "))
-    }
-
-    /// The command line saving to `file` under `dir`.
-    pub fn saved_to(&self, dir: &str) -> String {
-        format!("{} > {dir}/{}", self.command_line(), self.file)
-    }
-}
 
 fn capture(file: &'static str, args: &[&str], optional: bool) -> Capture {
     let mut args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
@@ -349,25 +328,18 @@ fn read_draining(mut stream: impl std::io::Read, limit: u64) -> Vec<u8> {
     bytes
 }
 
-/// Whether kubectl has exited, without reaping it: its process id stays its group's until then,
-/// so that ending the group can never reach another process that took the number.
+/// Whether kubectl has exited, without reaping it (`waitid` with `WNOWAIT`): its process id stays
+/// its group's until then, so that ending the group can never reach another process that took
+/// the number.
 fn has_exited(child: &mut Child) -> bool {
     #[cfg(unix)]
     {
-        let pid: libc::id_t = child.id();
-        // SAFETY: an all-zero siginfo_t is a valid value for waitid to fill in.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: asks about our own unreaped child; WNOWAIT leaves it unreaped.
-        let done = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                pid,
-                &mut info,
-                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-            )
-        };
-        // SAFETY: waitid filled `info`; a zero pid means no child has changed state.
-        done == 0 && unsafe { info.si_pid() } != 0
+        use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        matches!(
+            waitid(WaitId::Pid(Pid::from_child(child)), options),
+            Ok(Some(_))
+        )
     }
     #[cfg(not(unix))]
     {
@@ -375,13 +347,13 @@ fn has_exited(child: &mut Child) -> bool {
     }
 }
 
-/// Kills every process left in kubectl's group (kubectl itself is not reaped here).
+/// Kills every process left in kubectl's group (kubectl itself is not reaped here, so the group's
+/// id, kubectl's own from `process_group(0)`, cannot name another group).
 fn kill_group(child: &Child) {
     #[cfg(unix)]
-    if let Ok(group) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: the group is kubectl's own (process_group(0)), and kubectl is not reaped yet,
-        // so the id cannot name another group.
-        unsafe { libc::killpg(group, libc::SIGKILL) };
+    {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
     }
     #[cfg(not(unix))]
     let _ = child;

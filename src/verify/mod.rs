@@ -16,6 +16,28 @@ use crate::rules;
 use crate::spec::Spec;
 use std::path::{Path, PathBuf};
 
+/// One capture: what it reads, the file it is saved to, and the `kubectl` arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capture {
+    pub file: &'static str,
+    pub args: Vec<String>,
+    /// Objects a cluster may lack (kubeadm's ConfigMaps on k3s or RKE2): captured with
+    /// `--ignore-not-found`, so that an absent one leaves an empty file.
+    pub optional: bool,
+}
+
+impl Capture {
+    /// The command line, as a user types it.
+    pub fn command_line(&self) -> String {
+        format!("kubectl {}", self.args.join(" "))
+    }
+
+    /// The command line saving to `file` under `dir`.
+    pub fn saved_to(&self, dir: &str) -> String {
+        format!("{} > {dir}/{}", self.command_line(), self.file)
+    }
+}
+
 /// Where the cluster is read from.
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {

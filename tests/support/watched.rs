@@ -1,5 +1,11 @@
 //! Running the real binary under a watchdog, with its exit, output, time and peak memory
 //! (`ru_maxrss` from `wait4`): a hang or a runaway allocation fails a test instead of stalling it.
+//! Neither std nor rustix wraps `wait4` with the child's resource usage, hence the `unsafe` here,
+//! the only `unsafe` in the repository.
+#![expect(
+    unsafe_code,
+    reason = "wait4 and kill on the child's own pid, as the SAFETY notes say"
+)]
 
 use std::io::Read;
 use std::process::{Command, Stdio};
