@@ -10,6 +10,7 @@ pub mod man;
 pub mod plan;
 pub mod render;
 pub mod report_options;
+pub mod settings;
 pub mod verify;
 
 use crate::diagnostic::Diagnostic;

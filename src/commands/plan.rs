@@ -1,6 +1,7 @@
 //! `hybridgen plan`: check each spec and print its resolved plan and findings.
 
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
+use super::settings;
 use super::{Outcome, complain, emit, read_input};
 use crate::diagnostic::Diagnostic;
 use crate::pipeline::{self, Checked};
@@ -28,12 +29,19 @@ pub struct PlanArgs {
     /// not load is reported, not skipped.
     #[arg(long)]
     skip_non_specs: bool,
+    /// Print which settings file (`.hybridgen.yaml`) applies to each file and what it sets, then
+    /// exit without checking.
+    #[arg(long)]
+    show_settings: bool,
 }
 
 pub fn run(args: PlanArgs) -> Outcome {
     let Some(overrides) = Overrides::requested(&args.report.severities) else {
         return Outcome::Unusable;
     };
+    if args.show_settings {
+        return show_settings(&args.files);
+    }
     let mut unreadable: Vec<String> = Vec::new();
     let mut checked: Vec<(Checked, Vec<Diagnostic>)> = Vec::new();
     for path in &args.files {
@@ -47,6 +55,10 @@ pub fn run(args: PlanArgs) -> Outcome {
         match read_input(path) {
             Ok(bytes) if args.skip_non_specs && !is_a_spec(&bytes) => {}
             Ok(bytes) => {
+                let Some(overrides) = overrides.for_spec(path) else {
+                    unreadable.push(name);
+                    continue;
+                };
                 let file = pipeline::check(&name, bytes);
                 let diagnostics = overrides.apply(file.diagnostics.clone());
                 checked.push((file, diagnostics));
@@ -80,6 +92,36 @@ pub fn run(args: PlanArgs) -> Outcome {
         ));
     }
     emit(&text, outcome_of(&reports, !unreadable.is_empty()))
+}
+
+/// `--show-settings`: for each file, the settings file that applies and each rule it sets, with
+/// where; exit 2 when one does not read.
+fn show_settings(files: &[std::path::PathBuf]) -> Outcome {
+    let mut text = String::new();
+    let mut outcome = Outcome::Clean;
+    for path in files {
+        let name = crate::escape::inline(&path.display().to_string());
+        match settings::for_spec(path) {
+            Ok(None) => text.push_str(&format!(
+                "{name}: no `{}` found from its directory up to the repository's root\n",
+                settings::FILE_NAME
+            )),
+            Ok(Some(found)) => {
+                text.push_str(&format!(
+                    "{name}: {}\n",
+                    crate::escape::inline(&found.path.display().to_string())
+                ));
+                for (code, (level, place)) in &found.levels {
+                    text.push_str(&format!("  {code} {} ({place})\n", level.as_str()));
+                }
+            }
+            Err(message) => {
+                complain(&message);
+                outcome = Outcome::Unusable;
+            }
+        }
+    }
+    emit(&text, outcome)
 }
 
 /// Whether a file says it is a hybridgen spec: a line `apiVersion: hybridgen/...` (any quoting,

@@ -60,7 +60,9 @@ pub fn run(args: RenderArgs) -> Outcome {
             return Outcome::Unusable;
         }
     };
-    let Some(overrides) = Overrides::requested(&args.severities) else {
+    let Some(overrides) =
+        Overrides::requested(&args.severities).and_then(|overrides| overrides.for_spec(&args.spec))
+    else {
         return Outcome::Unusable;
     };
     let checked = pipeline::check(&name, bytes);

@@ -1,12 +1,14 @@
 //! How findings are chosen and shown, shared by `plan`, `render` and `verify`: the severity
 //! overrides, the output formats and colour, and the exit code the findings give.
 
+use super::settings::{self, Level, Settings};
 use super::{Outcome, complain};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::report::{self, FileReport, Totals, human};
 use crate::rules;
 use clap::{Args, ValueEnum};
 use std::io::{self, IsTerminal};
+use std::path::Path;
 
 // How findings are reported, shared by `plan` and `verify`. (Not a doc comment: clap would take
 // it for the `about` of the command these are flattened into.)
@@ -55,7 +57,8 @@ pub enum ColorChoice {
 }
 
 /// Severity changes requested on the command line, applied in this order: allow, warn, deny,
-/// deny-warnings.
+/// deny-warnings; with [`Overrides::for_spec`], the settings file's under them.
+#[derive(Clone)]
 pub(crate) struct Overrides {
     allow: Vec<&'static str>,
     warn: Vec<&'static str>,
@@ -88,6 +91,39 @@ impl Overrides {
             deny: codes(&args.deny)?,
             deny_warnings: args.deny_warnings,
         })
+    }
+
+    /// These overrides over the settings file that applies to `spec` ([`settings`]): a rule named
+    /// on the command line keeps the command line's level. `None` once a settings file that does
+    /// not read has been reported.
+    pub(crate) fn for_spec(&self, spec: &Path) -> Option<Self> {
+        match settings::for_spec(spec) {
+            Ok(found) => Some(self.over(found.as_ref())),
+            Err(message) => {
+                complain(&message);
+                None
+            }
+        }
+    }
+
+    fn over(&self, settings: Option<&Settings>) -> Self {
+        let mut combined = self.clone();
+        let named = |code: &str| {
+            [&self.allow, &self.warn, &self.deny]
+                .iter()
+                .any(|codes| codes.contains(&code))
+        };
+        for (code, (level, _)) in settings.into_iter().flat_map(|found| &found.levels) {
+            if named(code) {
+                continue;
+            }
+            match level {
+                Level::Allow => combined.allow.push(code),
+                Level::Warn => combined.warn.push(code),
+                Level::Deny => combined.deny.push(code),
+            }
+        }
+        combined
     }
 
     /// Whether a finding is an error by its rule or `--warn`, not allowed: what `--deny` and

@@ -29,7 +29,9 @@ pub struct VerifyArgs {
 }
 
 pub fn run(args: VerifyArgs) -> Outcome {
-    let Some(overrides) = Overrides::requested(&args.report.severities) else {
+    let Some(overrides) = Overrides::requested(&args.report.severities)
+        .and_then(|overrides| overrides.for_spec(&args.spec))
+    else {
         return Outcome::Unusable;
     };
     let name = args.spec.display().to_string();
