@@ -427,7 +427,9 @@ fn join_script(
         powershell_quote(file_name)
     ));
     script.line("    [IO.File]::WriteAllText($copy, ($config | ConvertTo-Json -Depth 10))");
-    script.line("    & (Join-Path $PSScriptRoot 'KubeCluster.ps1') -ConfigFile $copy -join");
+    script.line("    # KubeCluster.ps1 -ConfigFile <copy> -join, the switch splatted: `-join` is also an operator.");
+    script.line("    $arguments = @{ ConfigFile = $copy; join = $true }");
+    script.line("    & (Join-Path $PSScriptRoot 'KubeCluster.ps1') @arguments");
     script.line("} finally {");
     script.line("    Remove-Item -Recurse -Force -LiteralPath $directory");
     script.line("}");
@@ -766,7 +768,7 @@ nodes:
             assert!(text.contains("[Environment]::GetEnvironmentVariable('KUBEADM_TOKEN')"));
             assert!(text.contains("[Environment]::GetEnvironmentVariable('KUBEADM_CA_HASH')"));
             assert!(text.contains("$config.Kubernetes.ControlPlane.KubeadmToken = $JoinToken"));
-            assert!(text.contains("-ConfigFile $copy -join"));
+            assert!(text.contains("$arguments = @{ ConfigFile = $copy; join = $true }"));
             assert!(text.contains("Remove-Item -Recurse -Force -LiteralPath $directory"));
         }
     }
