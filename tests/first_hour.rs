@@ -592,3 +592,67 @@ fn the_address_a_new_node_is_offered_is_free() {
     let fixed = format!("{added}    address: {address}\n");
     assert_eq!(findings("new-node-fixed.yaml", &fixed), []);
 }
+
+/// The docs' `hybridgen init clusters/x.yaml` works in a repository that has no `clusters/` yet,
+/// and `--rancher URL` alone writes the Rancher starter (Rancher provisions RKE2), which plans.
+#[test]
+fn init_creates_the_folder_and_rancher_implies_rke2() {
+    let dir = std::env::temp_dir().join(format!("hybridgen-first-init-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let made = run(&["init", "clusters/prod/cluster.yaml"]);
+    let said = String::from_utf8_lossy(&made.stdout).to_string();
+    assert_eq!(
+        made.status.code(),
+        Some(0),
+        "{said}{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    assert!(said.starts_with("created clusters/prod\n"), "{said}");
+    assert!(dir.join("clusters/prod/hybridgen.schema.json").exists());
+    assert_eq!(
+        run(&["plan", "-q", "clusters/prod/cluster.yaml"])
+            .status
+            .code(),
+        Some(0)
+    );
+
+    let rancher = run(&[
+        "init",
+        "--rancher",
+        "https://rancher.example.com",
+        "rancher.yaml",
+    ]);
+    assert_eq!(
+        rancher.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&rancher.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("rancher.yaml")).unwrap();
+    assert!(text.contains("distribution: rke2") && text.contains("https://rancher.example.com"));
+    let planned = run(&["plan", "-q", "rancher.yaml"]);
+    assert_eq!(
+        planned.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&planned.stdout)
+    );
+
+    let insecure = run(&[
+        "init",
+        "--rancher",
+        "http://rancher.example.com",
+        "insecure.yaml",
+    ]);
+    assert_eq!(insecure.status.code(), Some(2));
+    assert!(!dir.join("insecure.yaml").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -15,11 +15,12 @@ pub struct InitArgs {
     /// Write the Kubernetes 1.16 starter (dockerd, KubeCluster.ps1) instead.
     #[arg(long, conflicts_with_all = ["distribution", "rancher"])]
     kubecluster: bool,
-    /// Who installs Kubernetes: kubeadm, or RKE2 (its own flannel, Windows agents it runs itself).
-    #[arg(long, value_enum, default_value_t = StarterDistribution::Kubeadm)]
-    distribution: StarterDistribution,
-    /// With `--distribution rke2`: a Rancher v2 custom cluster, whose nodes register with the
-    /// Rancher server at this URL (e.g. https://rancher.example.com).
+    /// Who installs Kubernetes: kubeadm (the default), or RKE2 (its own flannel, Windows agents it
+    /// runs itself; the default with `--rancher`).
+    #[arg(long, value_enum)]
+    distribution: Option<StarterDistribution>,
+    /// A Rancher v2 custom cluster on RKE2, whose nodes register with the Rancher server at this
+    /// `https://` URL (e.g. https://rancher.example.com).
     #[arg(long, value_name = "URL")]
     rancher: Option<String>,
 }
@@ -48,18 +49,24 @@ const DEFAULT_PATH: &str = "hybridgen.yaml";
 
 /// The starter for the arguments, or what is wrong with them.
 fn starter(args: &InitArgs) -> Result<String, String> {
-    match (args.distribution, &args.rancher) {
+    // Rancher provisions RKE2, so `--rancher` alone means RKE2.
+    let distribution = args.distribution.unwrap_or(if args.rancher.is_some() {
+        StarterDistribution::Rke2
+    } else {
+        StarterDistribution::Kubeadm
+    });
+    match (distribution, &args.rancher) {
         _ if args.kubecluster => Ok(KUBECLUSTER_STARTER_SPEC.to_string()),
         (StarterDistribution::Kubeadm, None) => Ok(STARTER_SPEC.to_string()),
         (StarterDistribution::Kubeadm, Some(_)) => Err(
-            "`--rancher` provisions RKE2: add `--distribution rke2`, e.g. `hybridgen init --distribution rke2 --rancher https://rancher.example.com`".into(),
+            "`--rancher` provisions RKE2, not kubeadm: drop `--distribution kubeadm`, e.g. `hybridgen init --rancher https://rancher.example.com`".into(),
         ),
         (StarterDistribution::Rke2, None) => Ok(RKE2_STARTER_SPEC.to_string()),
         (StarterDistribution::Rke2, Some(url)) => {
-            let plain = url.starts_with("https://") || url.starts_with("http://");
-            if !plain || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            // The nodes pipe Rancher's installer to a root shell: `https://` only (HG610).
+            if !url.starts_with("https://") || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
                 return Err(format!(
-                    "`--rancher {}` is not a Rancher server URL: give it with its scheme, e.g. `--rancher https://rancher.example.com`",
+                    "`--rancher {}` is not a Rancher server URL: give its `https://` address, e.g. `--rancher https://rancher.example.com`",
                     url.escape_debug()
                 ));
             }
@@ -84,6 +91,19 @@ pub fn run(args: InitArgs) -> Outcome {
         &format!("hybridgen plan {DEFAULT_PATH}"),
         &format!("hybridgen plan {}", plan_argument(path)),
     );
+    let mut created = String::new();
+    if let Some(parent) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    {
+        if !parent.exists() {
+            if let Err(error) = std::fs::create_dir_all(parent) {
+                complain(&format!("cannot create `{}`: {error}", parent.display()));
+                return Outcome::Unusable;
+            }
+            created = format!("created {}\n", parent.display());
+        }
+    }
     match write_new(path, &starter) {
         Ok(()) => {}
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
@@ -114,7 +134,7 @@ pub fn run(args: InitArgs) -> Outcome {
     };
     emit(
         &format!(
-            "wrote {}\n{schema_note}next: edit it, then run `hybridgen plan {}`\n",
+            "{created}wrote {}\n{schema_note}next: edit it, then run `hybridgen plan {}`\n",
             path.display(),
             plan_argument(path)
         ),
@@ -147,7 +167,7 @@ fn write_new(path: &Path, contents: &str) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    fn args(distribution: StarterDistribution, rancher: Option<&str>) -> InitArgs {
+    fn args(distribution: Option<StarterDistribution>, rancher: Option<&str>) -> InitArgs {
         InitArgs {
             path: PathBuf::from("hybridgen.yaml"),
             kubecluster: false,
@@ -159,7 +179,7 @@ mod tests {
     #[test]
     fn the_rancher_url_stays_one_string_whatever_it_holds() {
         let url = "https://rancher.example.com/#\"x:1'{y}";
-        let text = starter(&args(StarterDistribution::Rke2, Some(url))).unwrap();
+        let text = starter(&args(Some(StarterDistribution::Rke2), Some(url))).unwrap();
         let spec: crate::spec::Spec = serde_yaml::from_str(&text).unwrap();
         assert_eq!(spec.rancher.unwrap().url, url);
         assert!(spec.rke2.is_none(), "Rancher joins the nodes itself");
@@ -167,19 +187,32 @@ mod tests {
 
     #[test]
     fn rancher_needs_rke2_and_a_url() {
-        let without = starter(&args(
-            StarterDistribution::Kubeadm,
+        let kubeadm = starter(&args(
+            Some(StarterDistribution::Kubeadm),
             Some("https://r.example"),
         ));
-        assert!(without.unwrap_err().contains("--distribution rke2"));
-        for bad in ["rancher.example.com", "https://rancher example.com"] {
-            let refused = starter(&args(StarterDistribution::Rke2, Some(bad))).unwrap_err();
+        assert!(
+            kubeadm
+                .unwrap_err()
+                .contains("drop `--distribution kubeadm`")
+        );
+        // `--rancher` alone means RKE2.
+        let implied = starter(&args(None, Some("https://r.example"))).unwrap();
+        assert!(implied.contains("distribution: rke2") && implied.contains("https://r.example"));
+        for bad in [
+            "rancher.example.com",
+            "https://rancher example.com",
+            "http://rancher.example.com",
+        ] {
+            let refused = starter(&args(None, Some(bad))).unwrap_err();
             assert!(
                 refused.contains("not a Rancher server URL"),
                 "{bad}: {refused}"
             );
         }
-        let standalone = starter(&args(StarterDistribution::Rke2, None)).unwrap();
+        let standalone = starter(&args(Some(StarterDistribution::Rke2), None)).unwrap();
+        let kubeadm = starter(&args(None, None)).unwrap();
+        assert!(!kubeadm.contains("distribution: rke2"));
         assert!(standalone.contains("distribution: rke2") && standalone.contains("RKE2_TOKEN"));
     }
 }
