@@ -182,3 +182,24 @@ fn a_settings_file_that_does_not_read_is_an_error_naming_it() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// A pull request can commit `.hybridgen.yaml` as a link to a file of the machine that runs the
+/// check (`/proc/self/environ`, credentials): it is refused unread, and nothing of it is printed.
+#[test]
+fn a_linked_settings_file_is_refused_and_never_quoted() {
+    let dir = repository("linked", None, &["a.yaml"]);
+    let secret = "CI_SECRET_TOKEN=ghp_settingsleak0123456789";
+    std::fs::write(dir.join("credentials"), format!("{secret}\n")).unwrap();
+    std::os::unix::fs::symlink(dir.join("credentials"), dir.join("repo/.hybridgen.yaml")).unwrap();
+    for args in [
+        &["plan", "-q", "a.yaml"][..],
+        &["plan", "--show-settings", "a.yaml"][..],
+    ] {
+        let output = hybridgen(&dir.join("repo"), args);
+        let text = said(&output);
+        assert_eq!(output.status.code(), Some(2), "{text}");
+        assert!(text.contains("is not a plain file"), "{text}");
+        assert!(!text.contains("ghp_settingsleak"), "{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

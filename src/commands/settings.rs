@@ -108,7 +108,8 @@ fn absolute(path: &Path) -> PathBuf {
 fn find(start: &Path) -> Option<PathBuf> {
     for directory in start.ancestors() {
         let candidate = directory.join(FILE_NAME);
-        if candidate.is_file() {
+        // Anything by that name counts as found, a link too: `read` refuses what is no plain file.
+        if std::fs::symlink_metadata(&candidate).is_ok() {
             return Some(candidate);
         }
         if directory.join(".git").exists() {
@@ -118,8 +119,27 @@ fn find(start: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The most bytes a settings file may hold: a few dozen lines are written by hand.
+const MAX_BYTES: u64 = 64 * 1024;
+
+/// Reads the settings file. A pull request can commit it, so it must be a plain file, never a
+/// link (to `/proc/self/environ`, a credentials file), and no message quotes more of it than a
+/// bounded, escaped fragment.
 fn read(path: &Path) -> Result<Written, String> {
     let name = path.display().to_string();
+    let meta = std::fs::symlink_metadata(path)
+        .map_err(|error| format!("cannot read `{name}`: {error}"))?;
+    if !meta.file_type().is_file() {
+        return Err(format!(
+            "`{name}` is not a plain file (a link or something else); hybridgen reads its settings only from a regular file"
+        ));
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(format!(
+            "`{name}` holds {} bytes, more than a settings file's {MAX_BYTES}",
+            meta.len()
+        ));
+    }
     let bytes = std::fs::read(path).map_err(|error| format!("cannot read `{name}`: {error}"))?;
     let (source, decoded) = load::decode(&name, bytes);
     let document = decoded
@@ -135,7 +155,10 @@ fn read(path: &Path) -> Result<Written, String> {
         });
     }
     serde_json::from_value(document.value).map_err(|error| {
-        format!("`{name}`: {error}; it takes `severity` (rule: allow|warn|deny) and `perFile` (a list of `files` and `severity`)")
+        format!(
+            "`{name}`: {}; it takes `severity` (rule: allow|warn|deny) and `perFile` (a list of `files` and `severity`)",
+            crate::escape::bounded(&error.to_string(), 120)
+        )
     })
 }
 
