@@ -43,7 +43,7 @@ enum Command {
     Verify(Deferred<VerifyArgs>),
     /// Explain a rule: what it checks, why, and how to fix it.
     #[command(
-        after_help = "Examples:\n  hybridgen explain HG201\n  hybridgen explain --all > rules.md"
+        after_help = "Examples:\n  hybridgen explain HG201\n  hybridgen explain vxlan-vni-windows\n  hybridgen explain --list\n  hybridgen explain --all > rules.md"
     )]
     Explain(Deferred<ExplainArgs>),
     /// Print the JSON Schema of the cluster spec.

@@ -84,7 +84,7 @@ fn problem(comment: &Comment, used: bool) -> Option<(String, String)> {
                 "the suppression names `{}`, which is no rule",
                 crate::escape::bounded(written, 40)
             ),
-            "name a rule by its code or its name, as `hybridgen explain --all` lists them".into(),
+            "name a rule by its code or its name, as `hybridgen explain --list` lists them".into(),
         ));
     }
     if comment.codes.is_empty() {

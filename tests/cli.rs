@@ -463,3 +463,60 @@ fn every_command_has_help_with_an_example() {
         );
     }
 }
+
+/// Every drawn finding ends by naming the command that explains its rule.
+#[test]
+fn each_human_finding_points_to_its_explanation() {
+    let output = hybridgen(&["plan", "--color", "never", "tests/fixtures/mixed.yaml"]);
+    let text = stdout(&output);
+    let drawn: Vec<&str> = text
+        .lines()
+        .filter(|line| line.starts_with("HG"))
+        .map(|header| header.split(' ').next().unwrap())
+        .collect();
+    let pointed: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("  see: hybridgen explain "))
+        .collect();
+    assert!(drawn.len() >= 5, "{text}");
+    assert_eq!(drawn, pointed, "{text}");
+    for (line, next) in text.lines().zip(text.lines().skip(1)) {
+        if line.starts_with("  see: ") {
+            assert_eq!(next, "", "the pointer ends its finding:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn explain_takes_a_name_and_lists_every_rule() {
+    let by_name = hybridgen(&["explain", "vxlan-vni-windows"]);
+    assert_eq!(by_name.status.code(), Some(0));
+    assert!(stdout(&by_name).starts_with("## HG201 vxlan-vni-windows"));
+
+    let listed = hybridgen(&["explain", "--list"]);
+    assert_eq!(listed.status.code(), Some(0));
+    let codes: Vec<String> = stdout(&listed)
+        .lines()
+        .map(|line| line.split_whitespace().next().unwrap().to_string())
+        .collect();
+    let all = hybridgen(&["explain", "--all"]);
+    let explained: Vec<String> = stdout(&all)
+        .lines()
+        .filter_map(|line| line.strip_prefix("## "))
+        .map(|heading| heading.split(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(codes, explained);
+
+    let unknown = hybridgen(&["explain", "HG999"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("explain --list"));
+}
+
+#[test]
+fn shell_completions_offer_rule_codes() {
+    for shell in ["bash", "zsh", "fish"] {
+        let script = stdout(&hybridgen(&["completions", shell]));
+        assert!(script.contains("HG201"), "{shell}");
+        assert!(script.contains("HG612"), "{shell}");
+    }
+}

@@ -3,15 +3,23 @@
 use super::{Outcome, complain, emit};
 use crate::rules;
 use clap::Args;
+use clap::builder::{PossibleValue, TypedValueParser};
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The rule code, e.g. HG201.
-    #[arg(required_unless_present = "all")]
+    /// The rule, by code (HG201) or by name (vxlan-vni-windows).
+    #[arg(
+        required_unless_present_any = ["all", "list"],
+        value_parser = RuleCode,
+        hide_possible_values = true
+    )]
     code: Option<String>,
     /// Explain every rule, as one Markdown document.
-    #[arg(long, conflicts_with = "code")]
+    #[arg(long, conflicts_with_all = ["code", "list"])]
     all: bool,
+    /// List every rule: code, default severity and name, one per line.
+    #[arg(long, conflicts_with = "code")]
+    list: bool,
 }
 
 pub fn run(args: ExplainArgs) -> Outcome {
@@ -23,14 +31,57 @@ pub fn run(args: ExplainArgs) -> Outcome {
         }
         return emit(&text, Outcome::Clean);
     }
+    if args.list {
+        return emit(&list_text(), Outcome::Clean);
+    }
     match args.code.as_deref().and_then(rules::find) {
         Some(rule) => emit(&rule.explain_markdown(), Outcome::Clean),
         None => {
             complain(&format!(
-                "unknown rule `{}`; `hybridgen explain --all` lists the rules",
-                args.code.unwrap_or_default()
+                "unknown rule `{}`; `hybridgen explain --list` lists the rules",
+                crate::escape::bounded(&args.code.unwrap_or_default(), 100)
             ));
             Outcome::Unusable
         }
+    }
+}
+
+fn list_text() -> String {
+    rules::all()
+        .iter()
+        .map(|rule| {
+            format!(
+                "{}  {:<7}  {}\n",
+                rule.code,
+                rule.severity.as_str(),
+                rule.name
+            )
+        })
+        .collect()
+}
+
+/// Accepts any text (an unknown rule gets the command's own message), while offering the rule
+/// codes to the shell completion scripts `hybridgen completions` writes.
+#[derive(Debug, Clone, Copy)]
+struct RuleCode;
+
+impl TypedValueParser for RuleCode {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(command, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            rules::all()
+                .iter()
+                .map(|rule| PossibleValue::new(rule.code).help(rule.name)),
+        ))
     }
 }

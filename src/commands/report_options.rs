@@ -80,7 +80,7 @@ impl Overrides {
                 .iter()
                 .map(|code| {
                     rules::find(code).map(|rule| rule.code).ok_or_else(|| {
-                        format!("unknown rule `{code}`; `hybridgen explain --all` lists the rules")
+                        format!("unknown rule `{code}`; `hybridgen explain --list` lists the rules")
                     })
                 })
                 .collect()

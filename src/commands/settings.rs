@@ -171,7 +171,7 @@ fn resolve(
     for (name, level) in given {
         let rule: &'static Rule = rules::find(name).ok_or_else(|| {
             format!(
-                "`{}`: `{place}` names `{}`, which is no rule; `hybridgen explain --all` lists them",
+                "`{}`: `{place}` names `{}`, which is no rule; `hybridgen explain --list` lists them",
                 path.display(),
                 crate::escape::bounded(name, 40)
             )

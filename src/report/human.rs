@@ -53,6 +53,7 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
                 let mut text = String::new();
                 if handler.render_report(&mut text, &drawn).is_ok() {
                     out.push_str(&text);
+                    out.push_str(&explain_pointer(finding.diagnostic.rule));
                     out.push('\n');
                 }
             }
@@ -77,6 +78,11 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
     out.push_str(&Totals::of(reports).summary());
     out.push('\n');
     escape::no_workflow_commands(out)
+}
+
+/// Where the rule behind a finding is explained: its fix, why it matters and its sources.
+fn explain_pointer(rule: &crate::diagnostic::Rule) -> String {
+    format!("  see: hybridgen explain {}\n", rule.code)
 }
 
 fn file_summary(report: &FileReport) -> String {
