@@ -15,7 +15,13 @@ pub use crate::commands::Outcome;
 
 /// Plan, lint and render hybrid Linux + Windows Kubernetes clusters on flannel.
 #[derive(Debug, Parser)]
-#[command(name = "hybridgen", version, about, propagate_version = true)]
+#[command(
+    name = "hybridgen",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "Typical use:\n  hybridgen init cluster.yaml                  # a commented starter spec\n  hybridgen plan cluster.yaml                  # lint it and print the IP plan\n  hybridgen render cluster.yaml --out deploy/  # the files each machine deploys\n  hybridgen verify cluster.yaml --kubectl      # compare the plan with the cluster\n\n`hybridgen explain CODE` tells what a finding means and how to fix it."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -23,20 +29,34 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Write a commented starter spec, the place to start.
+    ///
+    /// Writes the spec and its JSON Schema beside it, for editors: Kubernetes 1.33 with a Windows
+    /// worker on containerd and HostProcess flannel; with `--distribution rke2` the same nodes on
+    /// RKE2 (and with `--rancher URL` as a Rancher custom cluster); or with `--kubecluster` the
+    /// Kubernetes 1.16 layout whose Windows nodes are set up by KubeCluster.ps1.
+    #[command(
+        after_help = "Examples:\n  hybridgen init clusters/demo.yaml\n  hybridgen init --distribution rke2 clusters/rke2.yaml\n  hybridgen init --distribution rke2 --rancher https://rancher.example.com clusters/rancher.yaml\n  hybridgen init --kubecluster clusters/legacy.yaml"
+    )]
+    Init(Deferred<InitArgs>),
     /// Lint cluster specs and print their resolved IP plan.
     #[command(
         after_help = "Examples:\n  hybridgen plan examples/kubeadm-1.33-vxlan-windows.yaml\n  hybridgen plan --format sarif clusters/*.yaml > hybridgen.sarif\n  cat spec.yaml | hybridgen plan - --stdin-filename clusters/spec.yaml"
     )]
     Plan(Deferred<PlanArgs>),
-    /// Render the artifacts of a spec (flannel manifest, patches, Windows node configs, routes,
-    /// kubeadm and RKE configuration, plan.json) into a directory.
+    /// Render what each machine deploys into a directory.
+    ///
+    /// The flannel manifest, node-selector patches, Windows node files, routes, kubeadm, RKE2,
+    /// Rancher and Terraform configuration, and plan.json.
     #[command(
         after_help = "Examples:\n  hybridgen render examples/kubeadm-1.33-vxlan-windows.yaml --out deploy/\n  hybridgen render spec.yaml --out deploy/ --check   # CI: fail when committed artifacts are stale"
     )]
     Render(Deferred<RenderArgs>),
-    /// Compare the plan of a spec with what the cluster runs, as kubectl captured it: nodes, their
-    /// pod subnets, addresses and Windows builds, flannel's, kubeadm's, kube-proxy's and the
-    /// kubelet's configuration, and where the network DaemonSets schedule.
+    /// Compare the plan of a spec with what the cluster runs.
+    ///
+    /// As kubectl captured it: nodes, their pod subnets, addresses and Windows builds, flannel's,
+    /// kubeadm's, kube-proxy's and the kubelet's configuration, and where the network DaemonSets
+    /// schedule.
     #[command(
         after_help = "Examples:\n  hybridgen verify spec.yaml --print-capture > capture.sh   # the kubectl commands to run\n  hybridgen verify spec.yaml --cluster cluster-capture/      # files captured with kubectl\n  hybridgen verify spec.yaml --kubectl                       # run kubectl (current context) here"
     )]
@@ -58,21 +78,13 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print a manual page (roff): hybridgen(1), or a subcommand's, e.g. hybridgen-plan(1); or
-    /// write them all into a directory.
+    /// Print a manual page, or write them all into a directory.
+    ///
+    /// The roff of hybridgen(1), or of a subcommand's, e.g. hybridgen-plan(1).
     #[command(
         after_help = "Examples:\n  mkdir -p ~/.local/share/man/man1\n  hybridgen man --dir ~/.local/share/man/man1   # then: man hybridgen-plan\n  hybridgen man plan > hybridgen-plan.1"
     )]
     Man(Deferred<ManArgs>),
-    /// Write a commented starter spec (and its JSON Schema beside it, for editors): Kubernetes
-    /// 1.33 with a Windows worker on containerd and HostProcess flannel; with `--distribution
-    /// rke2` the same nodes on RKE2 (and with `--rancher URL` as a Rancher custom cluster); or
-    /// with `--kubecluster` the Kubernetes 1.16 layout whose Windows nodes are set up by
-    /// KubeCluster.ps1.
-    #[command(
-        after_help = "Examples:\n  hybridgen init clusters/demo.yaml\n  hybridgen init --distribution rke2 clusters/rke2.yaml\n  hybridgen init --distribution rke2 --rancher https://rancher.example.com clusters/rancher.yaml\n  hybridgen init --kubecluster clusters/legacy.yaml"
-    )]
-    Init(Deferred<InitArgs>),
 }
 
 pub fn run(cli: Cli) -> Outcome {

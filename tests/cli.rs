@@ -415,7 +415,7 @@ fn deferred_options_still_reach_help_completions_and_manual_pages() {
             "Lint cluster specs and print their resolved IP plan",
             "format",
         ),
-        ("render", "Render the artifacts of a spec", "out"),
+        ("render", "Render what each machine deploys", "out"),
         (
             "verify",
             "Compare the plan of a spec with what the cluster runs",
@@ -519,4 +519,36 @@ fn shell_completions_offer_rule_codes() {
         assert!(script.contains("HG201"), "{shell}");
         assert!(script.contains("HG612"), "{shell}");
     }
+}
+
+#[test]
+fn top_level_help_starts_where_a_newcomer_does() {
+    let help = stdout(&hybridgen(&["--help"]));
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .map(|line| line.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(commands[..4], ["init", "plan", "render", "verify"]);
+    // One line per command in the list: the details are in each command's own --help.
+    assert_eq!(
+        commands.len(),
+        help.lines()
+            .skip_while(|l| *l != "Commands:")
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .count()
+    );
+    assert!(help.contains("hybridgen render cluster.yaml --out deploy/"));
+    assert!(help.contains("hybridgen explain CODE"));
+}
+
+#[test]
+fn severity_flags_complete_rule_codes() {
+    let script = stdout(&hybridgen(&["completions", "zsh"]));
+    let deny = script.split("'*--deny=").nth(1).unwrap();
+    let values = &deny[..deny.find("))").unwrap()];
+    assert!(values.contains("HG201"), "{values}");
 }

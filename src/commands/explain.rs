@@ -1,9 +1,9 @@
 //! `hybridgen explain`: what a rule checks, why it matters, how to fix it, and its sources.
 
+use super::report_options::RuleCode;
 use super::{Outcome, complain, emit};
 use crate::rules;
 use clap::Args;
-use clap::builder::{PossibleValue, TypedValueParser};
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
@@ -58,30 +58,4 @@ fn list_text() -> String {
             )
         })
         .collect()
-}
-
-/// Accepts any text (an unknown rule gets the command's own message), while offering the rule
-/// codes to the shell completion scripts `hybridgen completions` writes.
-#[derive(Debug, Clone, Copy)]
-struct RuleCode;
-
-impl TypedValueParser for RuleCode {
-    type Value = String;
-
-    fn parse_ref(
-        &self,
-        command: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &std::ffi::OsStr,
-    ) -> Result<String, clap::Error> {
-        clap::builder::StringValueParser::new().parse_ref(command, arg, value)
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(
-            rules::all()
-                .iter()
-                .map(|rule| PossibleValue::new(rule.code).help(rule.name)),
-        ))
-    }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// Spec files to check; `-` reads standard input.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required = true, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     files: Vec<PathBuf>,
     /// The file name to report for standard input.
     #[arg(long, value_name = "NAME")]

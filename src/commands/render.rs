@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 pub struct RenderArgs {
     /// The spec to render.
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     spec: PathBuf,
     /// The directory to write into (created when missing).
     #[arg(long, value_name = "DIR")]

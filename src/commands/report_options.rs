@@ -6,6 +6,7 @@ use super::{Outcome, complain};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::report::{self, FileReport, Totals, human};
 use crate::rules;
+use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, ValueEnum};
 use std::io::{self, IsTerminal};
 use std::path::Path;
@@ -28,13 +29,13 @@ pub struct ReportArgs {
 #[derive(Debug, Args)]
 pub struct SeverityArgs {
     /// Treat findings of this rule as errors (repeatable).
-    #[arg(long, value_name = "CODE")]
+    #[arg(long, value_name = "CODE", value_parser = RuleCode, hide_possible_values = true)]
     deny: Vec<String>,
     /// Treat findings of this rule as warnings (repeatable).
-    #[arg(long, value_name = "CODE")]
+    #[arg(long, value_name = "CODE", value_parser = RuleCode, hide_possible_values = true)]
     warn: Vec<String>,
     /// Do not report this rule (repeatable).
-    #[arg(long, value_name = "CODE")]
+    #[arg(long, value_name = "CODE", value_parser = RuleCode, hide_possible_values = true)]
     allow: Vec<String>,
     /// Treat every warning as an error.
     #[arg(long)]
@@ -194,5 +195,31 @@ pub(crate) fn human_style(choice: ColorChoice, quiet: bool) -> human::Style {
         color,
         width,
         show_plan: !quiet,
+    }
+}
+
+/// A rule's code or name: accepts any text (an unknown rule gets the command's own message), while offering the rule
+/// codes to the shell completion scripts `hybridgen completions` writes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RuleCode;
+
+impl TypedValueParser for RuleCode {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(command, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            rules::all()
+                .iter()
+                .map(|rule| PossibleValue::new(rule.code).help(rule.name)),
+        ))
     }
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 #[command(group(clap::ArgGroup::new("source").required(true).args(["cluster", "kubectl", "print_capture"])))]
 pub struct VerifyArgs {
     /// The spec whose plan the cluster is compared with.
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     spec: PathBuf,
     #[command(flatten)]
     live: LiveArgs,
