@@ -552,3 +552,65 @@ fn severity_flags_complete_rule_codes() {
     let values = &deny[..deny.find("))").unwrap()];
     assert!(values.contains("HG201"), "{values}");
 }
+
+/// `plan DIR` checks the specs under a directory, in path order, and nothing else there: other
+/// YAML, hidden directories and symbolic links are passed over; a file with hybridgen's modeline
+/// that does not load is reported.
+#[test]
+fn plan_searches_a_directory_for_specs() {
+    let dir = std::env::temp_dir().join(format!("hybridgen-plan-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let example = std::fs::read(root().join("examples/kubeadm-1.33-vxlan-windows.yaml")).unwrap();
+    for sub in ["clusters/prod", "flux", ".git"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    std::fs::write(dir.join("clusters/prod/cluster.yml"), &example).unwrap();
+    std::fs::write(dir.join("clusters/a.yaml"), &example).unwrap();
+    std::fs::write(dir.join(".git/hidden.yaml"), &example).unwrap();
+    std::fs::write(dir.join("clusters/notes.txt"), &example).unwrap();
+    std::fs::write(
+        dir.join("flux/kustomization.yaml"),
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("flux/broken.yaml"),
+        "# yaml-language-server: $schema=./hybridgen.schema.json\napiVersoin: hybridgen/v1\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(dir.join("clusters/a.yaml"), dir.join("linked.yaml")).unwrap();
+
+    let output = hybridgen(&["plan", "-q", "--format", "json", dir.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut files: Vec<String> = report["podSubnets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(report["diagnostics"].as_array().unwrap())
+        .map(|file| {
+            let path = file["file"].as_str().unwrap();
+            path.strip_prefix(dir.to_str().unwrap())
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    files.dedup();
+    assert_eq!(report["summary"]["files"], 3);
+    assert_eq!(
+        files,
+        [
+            "/clusters/a.yaml",
+            "/clusters/prod/cluster.yml",
+            "/flux/broken.yaml"
+        ]
+    );
+    assert_eq!(output.status.code(), Some(1), "the broken spec is an error");
+
+    let empty = dir.join("flux-only");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::copy(dir.join("flux/kustomization.yaml"), empty.join("k.yaml")).unwrap();
+    let none = hybridgen(&["plan", empty.to_str().unwrap()]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no spec under"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

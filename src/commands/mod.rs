@@ -11,6 +11,7 @@ pub mod plan;
 pub mod render;
 pub mod report_options;
 pub mod settings;
+pub mod spec_files;
 pub mod verify;
 
 use crate::diagnostic::Diagnostic;

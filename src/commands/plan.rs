@@ -2,6 +2,7 @@
 
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
 use super::settings;
+use super::spec_files;
 use super::{Outcome, complain, emit, read_input};
 use crate::diagnostic::Diagnostic;
 use crate::pipeline::{self, Checked};
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// Spec files to check; `-` reads standard input.
+    /// Spec files to check, or directories to search for specs; `-` reads standard input.
     #[arg(required = true, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     files: Vec<PathBuf>,
     /// The file name to report for standard input.
@@ -44,7 +45,7 @@ pub fn run(args: PlanArgs) -> Outcome {
     }
     let mut unreadable: Vec<String> = Vec::new();
     let mut checked: Vec<(Checked, Vec<Diagnostic>)> = Vec::new();
-    for path in &args.files {
+    for path in &spec_files::expand(&args.files, &mut unreadable) {
         let name = if path == Path::new("-") {
             args.stdin_filename
                 .clone()
@@ -53,7 +54,7 @@ pub fn run(args: PlanArgs) -> Outcome {
             path.display().to_string()
         };
         match read_input(path) {
-            Ok(bytes) if args.skip_non_specs && !is_a_spec(&bytes) => {}
+            Ok(bytes) if args.skip_non_specs && !spec_files::is_a_spec(&bytes) => {}
             Ok(bytes) => {
                 let Some(overrides) = overrides.for_spec(path) else {
                     unreadable.push(name);
@@ -122,85 +123,4 @@ fn show_settings(files: &[std::path::PathBuf]) -> Outcome {
         }
     }
     emit(&text, outcome)
-}
-
-/// Whether a file says it is a hybridgen spec: a line `apiVersion: hybridgen/...` (any quoting,
-/// or JSON's `"apiVersion": "hybridgen/..."`), or hybridgen's schema modeline, the line `hybridgen
-/// init` writes for editors. Read as text, so that a spec whose YAML is broken, or whose
-/// `apiVersion` key is misspelt beside the modeline, is still checked, and reported.
-fn is_a_spec(bytes: &[u8]) -> bool {
-    String::from_utf8_lossy(bytes)
-        .lines()
-        .any(|line| declares_the_api_version(line) || names_the_schema(line))
-}
-
-fn declares_the_api_version(line: &str) -> bool {
-    let key = line.trim_start_matches([' ', '\t', '{', ',']);
-    let Some(rest) = ["apiVersion", "\"apiVersion\"", "'apiVersion'"]
-        .iter()
-        .find_map(|name| key.strip_prefix(name))
-    else {
-        return false;
-    };
-    rest.trim_start().strip_prefix(':').is_some_and(|value| {
-        value
-            .trim_start()
-            .trim_start_matches(['"', '\''])
-            .starts_with("hybridgen/")
-    })
-}
-
-/// yaml-language-server's modeline, `# yaml-language-server: $schema=<URL or path>`
-/// (https://github.com/redhat-developer/yaml-language-server#using-inlined-schema), whose schema is
-/// hybridgen's: `./hybridgen.schema.json`, or a URL naming hybridgen.
-fn names_the_schema(line: &str) -> bool {
-    let Some(comment) = line.trim_start().strip_prefix('#') else {
-        return false;
-    };
-    let Some(setting) = comment.trim_start().strip_prefix("yaml-language-server:") else {
-        return false;
-    };
-    setting
-        .trim_start()
-        .strip_prefix("$schema=")
-        .is_some_and(|schema| schema.to_ascii_lowercase().contains("hybridgen"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_a_spec;
-
-    #[test]
-    fn specs_declare_a_hybridgen_api_version_and_other_yaml_does_not() {
-        for spec in [
-            "apiVersion: hybridgen/v1\nkind: Cluster\n",
-            "# a comment\napiVersion: \"hybridgen/v1\"\n",
-            "kind: Cluster\napiVersion: 'hybridgen/v2'\n",
-            "{\"apiVersion\": \"hybridgen/v1\", \"kind\": \"Cluster\"}",
-            "apiVersion: hybridgen/v1\nnodes: [\n",
-        ] {
-            assert!(is_a_spec(spec.as_bytes()), "{spec}");
-        }
-        for other in [
-            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n",
-            "apiVersion: v1\nkind: ConfigMap\ndata:\n  note: apiVersion hybridgen/v1\n",
-            "",
-            "apiVersionX: hybridgen/v1\n",
-            "# yaml-language-server: $schema=https://json.schemastore.org/kustomization.json\n",
-            "# see ./hybridgen.schema.json\napiVersion: v1\n",
-        ] {
-            assert!(!is_a_spec(other.as_bytes()), "{other}");
-        }
-    }
-
-    #[test]
-    fn a_file_with_the_schema_modeline_is_a_spec_whatever_its_api_version_key() {
-        for spec in [
-            "# yaml-language-server: $schema=./hybridgen.schema.json\napiVersoin: hybridgen/v1\n",
-            "#yaml-language-server: $schema=https://example.org/hybridgen/v0.1.0/schemas/hybridgen.schema.json\n",
-            "kind: Cluster\n  # yaml-language-server: $schema=../HybridGen.schema.json\nnodes: [\n",
-        ] {
-            assert!(is_a_spec(spec.as_bytes()), "{spec}");
-        }
-    }
 }
