@@ -672,7 +672,7 @@ fn rancher<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
         .as_ref()
         .and_then(|rke2| rke2.rancher.as_ref())
         .map(|rancher| rancher.url.as_str())
-        .unwrap_or_default();
+        .ok_or_else(|| RenderError("the plan has no Rancher part".into()))?;
     let url = script_value(url, "rancher.url")?;
     let mut steps = vec![
         Step::new(Machine::Workstation, "create the cluster in Rancher")
@@ -822,10 +822,11 @@ fn routes<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>,
                 }
                 step = step
                     .text(format!(
-                        "{} ({address}), from the workstation, then on the node:",
+                        "{} ({address}), from the workstation, then on the node (as root; on \
+                         Windows in an elevated PowerShell):",
                         markdown_code(&node.name)
                     ))
-                    .bash(copy_lines(os, address, &["routes/hosts".to_string()]));
+                    .bash(copy_lines(os, address, std::slice::from_ref(&file)));
                 step = match os {
                     Os::Linux => step.bash(vec![format!("sudo bash {}", on_linux(&file))]),
                     Os::Windows => step.powershell(vec![format!(
@@ -948,10 +949,13 @@ fn fenced(out: &mut String, language: &str, lines: &[String]) -> Result<(), Rend
 /// The cluster in one paragraph: distribution, version, flannel, Windows setup.
 fn summary(input: &Input) -> String {
     let plan = input.plan;
-    let version = match (&plan.rke2, &plan.kubernetes_version) {
-        (Some(rke2), _) if rke2.tag().is_some() => rke2.tag().unwrap_or_default().to_string(),
-        (_, Ok(version)) => format!("Kubernetes {version}"),
-        (_, Err(_)) => String::new(),
+    let version = match (
+        plan.rke2.as_ref().and_then(Rke2Plan::tag),
+        &plan.kubernetes_version,
+    ) {
+        (Some(tag), _) => tag.to_string(),
+        (None, Ok(version)) => format!("Kubernetes {version}"),
+        (None, Err(_)) => String::new(),
     };
     let flannel = match (&plan.flannel.version, plan.distribution.ships_flannel) {
         (_, true) => "its own flannel".to_string(),
