@@ -885,14 +885,18 @@ fn markdown(input: &Input, steps: &[Step]) -> Result<String, RenderError> {
     ));
     out.push_str(&summary(input));
     out.push_str("\n\n");
-    out.push_str(
+    let destinations = if input.plan.nodes.iter().any(|node| node.os == Os::Windows) {
+        "to `~/hybridgen/` on Linux nodes and to `C:\\hybridgen\\` on Windows nodes"
+    } else {
+        "to `~/hybridgen/` on the nodes"
+    };
+    out.push_str(&format!(
         "Run the steps in order, each on the machine it names. Commands for the **workstation** \
-         run in this directory. Files are copied to `~/hybridgen/` on Linux nodes and to \
-         `C:\\hybridgen\\` on Windows nodes, in the layout they have here: copying again after a \
-         new render replaces them in place. No file here holds a secret: a script that needs \
-         one reads it from the environment variable the step names, and the step asks for it \
-         without showing it.\n\n",
-    );
+         run in this directory. Files are copied {destinations}, in the layout they have here: \
+         copying again after a new render replaces them in place. No file here holds a secret: \
+         a script that needs one reads it from the environment variable the step names, and the \
+         step asks for it without showing it.\n\n"
+    ));
     out.push_str("| step | machine | what |\n|---|---|---|\n");
     for (index, step) in steps.iter().enumerate() {
         out.push_str(&format!(
