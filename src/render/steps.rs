@@ -356,7 +356,11 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
                 Step::new(Machine::Node(other, address), "another control-plane node").text(
                     format!(
                         "No file is rendered for it: join it with `kubeadm join --control-plane`, \
-                         as kubeadm's guide to highly available clusters says ({KUBEADM_HA})."
+                         as kubeadm's guide to highly available clusters says ({KUBEADM_HA}). \
+                         That needs a load-balanced API address: set \
+                         `windows.controlPlane.address` to it, which `kubeadm-config.yaml` then \
+                         names as `controlPlaneEndpoint`, and run `kubeadm init` with \
+                         `--upload-certs`."
                     ),
                 ),
             );
