@@ -303,3 +303,27 @@ fn render_prints_where_the_steps_are_and_the_first_ones() {
     assert!(check.stderr.is_empty());
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// Every `bash` block is one bash reads (`bash -n`), for every example.
+#[test]
+fn every_bash_block_parses() {
+    let mut blocks = 0;
+    for example in examples() {
+        let name = example.display().to_string();
+        let artifacts = render(&name, &std::fs::read_to_string(&example).unwrap());
+        for block in readme(&artifacts).split("```bash\n").skip(1) {
+            let body = &block[..block.find("```").unwrap()];
+            blocks += 1;
+            let checked = Command::new("bash")
+                .args(["-n", "-c", body])
+                .output()
+                .unwrap();
+            assert!(
+                checked.status.success(),
+                "{name}: {body}\n{}",
+                String::from_utf8_lossy(&checked.stderr)
+            );
+        }
+    }
+    assert!(blocks > 40, "only {blocks} blocks");
+}
