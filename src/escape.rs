@@ -150,6 +150,39 @@ pub fn no_workflow_commands(text: String) -> String {
     text.split_inclusive('\n').map(defuse).collect()
 }
 
+/// A value inside a line of Markdown prose, shown as written: each character that could start
+/// markup there is backslash-escaped — code, emphasis, links and images, HTML and entities, GFM
+/// strikethrough and table cells — and control characters are written as [`inline`] writes
+/// them (its backslash escaped in turn), so the value stays on its line (CommonMark 0.31 §2.4,
+/// "Backslash escapes"; GFM §4.10 for `|` in tables). Not for the start of a line, where `#`,
+/// `-` or `1.` would open a block: the callers put a value after fixed text.
+pub fn markdown_text(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in inline(text).chars() {
+        if "\\`*_[]<>|&~!".contains(c) {
+            shown.push('\\');
+        }
+        shown.push(c);
+    }
+    shown
+}
+
+/// A value as a Markdown code span, shown verbatim: fenced by one backtick more than its longest
+/// run of backticks, padded with a space when it starts or ends with one (CommonMark 0.31 §6.1),
+/// control characters written as [`inline`] writes them, and `|` escaped so that a table cell
+/// holding the span is not split (GFM §4.10).
+pub fn markdown_code(text: &str) -> String {
+    let shown = inline(text);
+    let longest = shown.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if shown.starts_with('`') || shown.ends_with('`') || shown.is_empty() {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{}{pad}{fence}", shown.replace('|', "\\|"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +223,19 @@ mod tests {
         let shown = same_length(text);
         assert_eq!(shown.len(), text.len());
         assert_eq!(shown, "a: ?[2J\nb: ??x\r\nc:\tz?w\n");
+    }
+
+    #[test]
+    fn markdown_shows_values_and_obeys_none() {
+        assert_eq!(markdown_text("win-0 (10.0.0.1)"), "win-0 (10.0.0.1)");
+        assert_eq!(
+            markdown_text("[x](http://a) <b>|*_`&amp;~\n"),
+            "\\[x\\](http://a) \\<b\\>\\|\\*\\_\\`\\&amp;\\~\\\\n"
+        );
+        assert_eq!(markdown_code("win-0"), "`win-0`");
+        assert_eq!(markdown_code("a``b"), "```a``b```");
+        assert_eq!(markdown_code("`a|b"), "`` `a\\|b ``");
+        assert_eq!(markdown_code("a\nb"), "`a\\nb`");
     }
 
     #[test]

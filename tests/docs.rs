@@ -229,3 +229,119 @@ fn fixtures_pointer_table_is_current() {
         "the fixtures' pointer table is stale; run `HYBRIDGEN_UPDATE_DOCS=1 cargo test --test docs`"
     );
 }
+
+/// A heading's anchor as GitHub writes it: lower case, spaces as `-`, punctuation other than `-`
+/// and `_` dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings, outside code blocks.
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            found.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    found
+}
+
+/// Every relative link of the README and the docs (`](path)`, `](path#anchor)`, `](#anchor)`)
+/// names a file of the repository and, with an anchor, a heading of that file: moving a section
+/// (the README's internals went to docs/internals.md) must not leave a link behind.
+#[test]
+fn every_relative_link_of_the_docs_resolves() {
+    let mut files = vec![
+        root().join("README.md"),
+        root().join("CONTRIBUTING.md"),
+        root().join("TESTING.md"),
+        root().join("BENCHMARKS.md"),
+    ];
+    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|ext| ext == "md") {
+            files.push(path);
+        }
+    }
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let dir = file.parent().unwrap();
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            if target.contains("://") || target.starts_with("mailto:") || target.contains(' ') {
+                continue;
+            }
+            checked += 1;
+            let (path, fragment) = target.split_once('#').unwrap_or((target, ""));
+            let linked = if path.is_empty() {
+                file.clone()
+            } else {
+                dir.join(path)
+            };
+            if !linked.exists() {
+                broken.push(format!("{}: {target} (no such file)", file.display()));
+                continue;
+            }
+            if !fragment.is_empty() && linked.extension().is_some_and(|ext| ext == "md") {
+                let headings = anchors(&std::fs::read_to_string(&linked).unwrap());
+                if !headings.iter().any(|heading| heading == fragment) {
+                    broken.push(format!("{}: {target} (no such heading)", file.display()));
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} links checked");
+    assert_eq!(broken, Vec::<String>::new());
+}
+
+/// The README's first screen is for a newcomer: what hybridgen is, how to install it, and
+/// `init`, `plan`, `render` and `verify` with an example each; figures and internals live in
+/// docs/internals.md, TESTING.md and BENCHMARKS.md.
+#[test]
+fn the_readme_opens_with_install_and_the_four_commands() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let first_screen: String = readme.lines().take(50).collect::<Vec<_>>().join("\n");
+    for needed in [
+        "## Install",
+        "pipx install hybridgen",
+        "#set-up-on-a-fresh-machine",
+        "hybridgen init cluster.yaml",
+        "hybridgen plan cluster.yaml",
+        "hybridgen render cluster.yaml --out deploy",
+        "hybridgen verify cluster.yaml --kubectl",
+    ] {
+        assert!(
+            first_screen.contains(needed),
+            "the first screen lacks {needed}"
+        );
+    }
+    for internal in [
+        "instructions",
+        "CPU-minutes",
+        "renameat2",
+        "journal",
+        "yamllint",
+    ] {
+        assert!(
+            !readme.contains(internal),
+            "the README still explains internals: {internal}"
+        );
+    }
+}

@@ -410,3 +410,125 @@ fn main_example_is_the_readmes() {
         "plan {MAIN_EXAMPLE}   # build, then plan the main example"
     )));
 }
+
+/// The commands of a page's EXAMPLES section, as roff holds them between `.nf` and `.fi`, with
+/// roff's escapes read back.
+fn roff_examples(page: &str) -> Vec<String> {
+    let Some(start) = page.find(".SH EXAMPLES\n") else {
+        return Vec::new();
+    };
+    let section = &page[start..];
+    let body = &section[section.find(".nf\n").unwrap() + 4..section.find(".fi\n").unwrap()];
+    body.lines()
+        .map(|line| {
+            line.replace("\\-", "-")
+                .replace("\\e", "\\")
+                .replace("\\&", "")
+        })
+        .collect()
+}
+
+/// Every page has EXAMPLES (kept line for line: no-fill mode), EXIT STATUS as `main.rs` maps
+/// outcomes, ENVIRONMENT and FILES where the command reads any, and SEE ALSO naming the other
+/// pages; the examples are exactly the ones `--help` prints.
+#[test]
+fn every_manual_page_has_examples_exit_status_environment_files_and_see_also() {
+    let dir = scratch("man-sections");
+    let written = hybridgen(&["man", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(written.status.code(), Some(0));
+    let pages = [
+        "",
+        "plan",
+        "render",
+        "verify",
+        "explain",
+        "schema",
+        "completions",
+        "man",
+        "init",
+    ];
+    for name in pages {
+        let file = if name.is_empty() {
+            "hybridgen.1".to_string()
+        } else {
+            format!("hybridgen-{name}.1")
+        };
+        let page = std::fs::read_to_string(dir.join(&file)).unwrap();
+        for section in [
+            ".SH EXAMPLES\n",
+            ".SH \"EXIT STATUS\"\n",
+            ".SH \"SEE ALSO\"\n",
+        ] {
+            assert!(page.contains(section), "{file} lacks {section}");
+        }
+        assert!(
+            !page.contains(".SH EXTRA"),
+            "{file} still reflows its examples"
+        );
+        assert!(
+            page.contains(".TP\n\\fB0\\fR\n") && page.contains(".TP\n\\fB2\\fR\n"),
+            "{file}"
+        );
+        if ["", "plan", "render", "verify"].contains(&name) {
+            assert!(page.contains(".SH ENVIRONMENT\n"), "{file}");
+            assert!(page.contains(".SH FILES\n"), "{file}");
+            assert!(page.contains("\\fB1\\fR"), "{file}: exit status 1");
+            assert!(page.contains("hybridgen.yaml"), "{file}: the settings file");
+        }
+        let examples = roff_examples(&page);
+        assert!(!examples.is_empty(), "{file}");
+        if name.is_empty() {
+            assert!(
+                examples[0].starts_with("hybridgen init cluster.yaml"),
+                "{examples:?}"
+            );
+            continue;
+        }
+        let help = stdout(&hybridgen(&[name, "--help"]));
+        let listed: Vec<&str> = help[help.rfind("Example").unwrap()..]
+            .lines()
+            .skip(1)
+            .map(|line| line.strip_prefix("  ").unwrap_or(line))
+            .filter(|line| !line.is_empty())
+            .collect();
+        assert_eq!(examples, listed, "{file}");
+    }
+    let render = std::fs::read_to_string(dir.join("hybridgen-render.1")).unwrap();
+    for variable in ["NO_COLOR", "KUBEADM_TOKEN", "RKE2_TOKEN", "CATTLE_TOKEN"] {
+        assert!(
+            render.contains(variable),
+            "hybridgen-render(1) lacks {variable}"
+        );
+    }
+    assert!(render.contains("DIR/.hybridgen\\-manifest"), "{render}");
+    assert!(render.contains("DIR/README.md"), "{render}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What `man` shows: groff keeps each example on its own line, as typed.
+#[test]
+#[ignore = "needs groff"]
+fn manual_examples_are_shown_as_typed() {
+    let page = stdout(&hybridgen(&["man", "completions"]));
+    let mut groff = Command::new("groff")
+        .args(["-man", "-Tutf8", "-P-c", "-P-b", "-P-u"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("groff");
+    use std::io::Write as _;
+    groff
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(page.as_bytes())
+        .unwrap();
+    let shown = String::from_utf8(groff.wait_with_output().unwrap().stdout).unwrap();
+    let lines: Vec<&str> = shown.lines().map(str::trim).collect();
+    for example in roff_examples(&page) {
+        assert!(
+            lines.contains(&example.as_str()),
+            "not shown as typed: {example}\n{shown}"
+        );
+    }
+}

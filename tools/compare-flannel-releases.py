@@ -4,7 +4,7 @@
 For each tag of hybridgen's release table, renders a spec with that flannel version (on a Kubernetes
 release the tag was made for) and compares the result object by object with
 `Documentation/kube-flannel.yml` at the tag (for v0.11.0: flannel master at 2140ac87, the manifest
-the Kubernetes Windows guide deploys). The differences hybridgen intends (README, "flannel
+the Kubernetes Windows guide deploys). The differences hybridgen intends (docs/internals.md, "flannel
 releases") are set aside and reported separately; anything else is a failure.
 
 usage: tools/compare-flannel-releases.py HYBRIDGEN FLANNEL_GIT_DIR [TAG...]

@@ -131,8 +131,28 @@ pub fn run(args: RenderArgs) -> Outcome {
     if args.check {
         check(&args.out, &artifacts, &name)
     } else {
-        write_out(&args.out, &artifacts, args.force)
+        let outcome = write_out(&args.out, &artifacts, args.force);
+        if outcome == Outcome::Clean {
+            next_steps(&args.out, &input, &artifacts);
+        }
+        outcome
     }
+}
+
+/// What to do next, on standard error as cargo and terraform print their hints: the rendered
+/// `README.md` that says what to run where, and its first steps.
+fn next_steps(out: &Path, input: &render::Input, artifacts: &[Artifact]) {
+    let Ok(first) = render::steps::first_steps(input, artifacts, 3) else {
+        return;
+    };
+    let mut text = format!(
+        "next: {} says what to run where, in order; first:\n",
+        out.join(render::steps::PATH).display()
+    );
+    for line in first {
+        text.push_str(&format!("  {line}\n"));
+    }
+    let _ = std::io::stderr().write_all(terminal_text(&text).as_bytes());
 }
 
 /// The plan with the joined nodes' subnets read from the cluster, and a line saying how many; or,

@@ -3,7 +3,7 @@
 //! Windows nodes.
 //!
 //! The manifest is the release's own `Documentation/kube-flannel.yml`, driven by its row of the
-//! release table (`plan::flannel_release`), with only these differences (the README lists them):
+//! release table (`plan::flannel_release`), with only these differences (docs/internals.md lists them):
 //! - `net-conf.json` carries the planned Network and Backend, and `cni-conf.json` the planned name;
 //! - the flanneld image is the release's own where the tag's manifest lagged a release;
 //! - what the target Kubernetes no longer serves is left out or written as it serves it: no

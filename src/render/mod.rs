@@ -6,7 +6,8 @@
 //! node files it joins with), [`rke`] (RKE1's network options) and [`rke2`] (standalone RKE2, and
 //! [`rke2::rancher`] when Rancher provisions it). What every distribution shares is here: the
 //! plan (`plan.json`), the routes, the pod subnets from the plan, and the Linux flannel manifest
-//! for a distribution that does not ship flannel itself.
+//! for a distribution that does not ship flannel itself, and `README.md` ([`steps`]): what to run
+//! where, in order, written from all of these.
 
 pub mod flannel;
 pub mod kubeadm;
@@ -17,6 +18,7 @@ pub mod rke;
 pub mod rke2;
 pub mod routes;
 pub(crate) mod script;
+pub mod steps;
 pub(crate) mod terraform;
 pub mod write;
 pub(crate) mod yaml;
@@ -273,6 +275,7 @@ pub fn artifact_paths(input: &Input) -> Result<Vec<String>, RenderError> {
     paths.extend(pod_cidrs::paths(input));
     paths.extend(routes::paths(input)?);
     paths.extend(room(input.spec, input.plan).paths(input)?);
+    paths.push(steps::PATH.to_string());
     paths.sort();
     Ok(paths)
 }
@@ -286,6 +289,8 @@ pub fn render_all(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     artifacts.extend(pod_cidrs::render(input)?);
     artifacts.extend(routes::render(input)?);
     artifacts.extend(room(input.spec, input.plan).render(input)?);
+    // Last: the steps name the files the others rendered.
+    artifacts.push(steps::render(input, &artifacts)?);
     artifacts.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(artifacts)
 }

@@ -51,6 +51,7 @@ fn only_rke2_files_and_the_shared_ones_are_rendered() {
     assert_eq!(
         paths,
         [
+            "README.md",
             "plan.json",
             "rke2/linux-0/config.yaml",
             "rke2/linux-0/install.sh",

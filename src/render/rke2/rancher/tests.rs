@@ -34,6 +34,7 @@ fn rancher_replaces_the_standalone_files() {
     assert_eq!(
         paths,
         [
+            "README.md",
             "plan.json",
             "rancher/cluster.tf.json",
             "rancher/cluster.yaml",
