@@ -149,7 +149,7 @@ impl Membership {
             .map(|node| {
                 let mut step = Step::new(
                     format!(
-                        "take `{}` out of the cluster ({}) before the upgrade",
+                        "take `{}` out of the cluster ({}) first",
                         node.name, node.reason
                     ),
                     if node.action == Action::Join {
@@ -310,8 +310,9 @@ pub fn flannel_steps(
     membership: &Membership,
     paths: &Paths,
 ) -> Vec<Step> {
-    const TOPICS: [&str; 5] = [
+    const TOPICS: [&str; 6] = [
         "kube-flannel.yml",
+        "windows/images/build.sh",
         "windows/kube-flannel-windows.yml",
         "windows/images/flannel/",
         "patches/kube-flannel",

@@ -257,51 +257,79 @@ pub fn plan(old: Side, new: Side, paths: &Paths) -> ChangePlan {
     };
     let mut findings = change_rules::run(&context);
     let files = files::compare(old, new);
-    let rebuild: Vec<&Diagnostic> = findings
+    let rebuild = findings
         .iter()
-        .filter(|finding| REBUILDS.iter().any(|rule| finding.code() == rule.code))
-        .collect();
-    let mut steps = if let Some(first) = rebuild.first() {
-        vec![rebuild_step(new, first, paths)]
-    } else {
-        let membership = membership::Membership::of(&context, &findings);
-        let mut steps = membership.leave_steps();
-        let (version_steps, version_findings) =
-            versions::steps(&context, &membership.upgraded(), paths);
-        // A version that cannot be reached in legal steps leaves no plan: the finding says why.
-        if let Some(blocked) = version_findings.iter().find(|finding| finding.is_error()) {
-            let step = Step::new(
-                format!("no change plan: {}", blocked.message),
-                Action::NoAction,
-                blocked_source(blocked),
-            )
-            .rule(blocked.rule)
-            .without_files();
-            findings.extend(version_findings);
-            return ChangePlan {
-                steps: vec![step],
-                findings,
-                files,
-            };
-        }
-        findings.extend(version_findings);
-        steps.extend(version_steps);
-        steps.extend(membership::flannel_steps(
-            &context,
-            &findings,
-            &membership,
-            paths,
-        ));
-        steps.extend(membership::windows_update_steps(&context, &membership));
-        steps.extend(membership.join_steps(&context, paths));
-        steps
+        .find(|finding| REBUILDS.iter().any(|rule| finding.code() == rule.code));
+    let (mut steps, joins) = match rebuild {
+        Some(first) => (vec![rebuild_step(new, first, paths)], Vec::new()),
+        None => match in_place(&context, &mut findings, paths) {
+            Ok(steps) => steps,
+            // No plan: nothing is applied either.
+            Err(blocked) => {
+                return ChangePlan {
+                    steps: vec![*blocked],
+                    findings,
+                    files,
+                };
+            }
+        },
     };
-    assign_files(&mut steps, &files, paths);
+    let before_joins = steps.len();
+    steps.extend(joins);
+    // The rest of the render (node-selector patches, DaemonSets, routes) is applied before new
+    // nodes join, so that they come up into the cluster as the spec describes it.
+    if let Some(rest) = assign_files(&mut steps, &files, paths) {
+        steps.insert(before_joins, rest);
+    }
+    if steps.is_empty() {
+        steps.push(Step::new(
+            "nothing to do: the two specs plan and render the same cluster",
+            Action::NoAction,
+            "https://kubernetes.io/docs/reference/kubectl/generated/kubectl_diff/",
+        ));
+    }
     ChangePlan {
         steps,
         findings,
         files,
     }
+}
+
+/// The steps of a change the cluster can make: those before the new nodes join, and the joins;
+/// or the one step saying why a version cannot be reached in legal steps (no plan then).
+fn in_place(
+    context: &ChangeContext,
+    findings: &mut Vec<Diagnostic>,
+    paths: &Paths,
+) -> Result<(Vec<Step>, Vec<Step>), Box<Step>> {
+    let membership = membership::Membership::of(context, findings);
+    let mut steps = membership.leave_steps();
+    let (version_steps, version_findings) = versions::steps(context, &membership.upgraded(), paths);
+    let blocked = version_findings
+        .iter()
+        .find(|finding| finding.is_error())
+        .map(|blocked| {
+            Step::new(
+                format!("no change plan: {}", blocked.message),
+                Action::NoAction,
+                blocked_source(blocked),
+            )
+            .rule(blocked.rule)
+            .without_files()
+        });
+    findings.extend(version_findings);
+    if let Some(blocked) = blocked {
+        return Err(Box::new(blocked));
+    }
+    steps.extend(version_steps);
+    steps.extend(membership::flannel_steps(
+        context,
+        findings,
+        &membership,
+        paths,
+    ));
+    steps.extend(membership::windows_update_steps(context, &membership));
+    Ok((steps, membership.join_steps(context, paths)))
 }
 
 /// The public source of a finding that leaves no plan.
@@ -346,9 +374,9 @@ fn rebuild_step(new: Side, finding: &Diagnostic, paths: &Paths) -> Step {
     .topics(&[""])
 }
 
-/// Gives each changed file to the steps that apply it; what no step takes goes to a last step
-/// that renders and applies it, and a change that touches nothing is one step of no action.
-fn assign_files(steps: &mut Vec<Step>, files: &FileChanges, paths: &Paths) {
+/// Gives each changed file to the steps that apply it; what no step takes makes a step that
+/// renders and applies it, returned to be placed.
+fn assign_files(steps: &mut [Step], files: &FileChanges, paths: &Paths) -> Option<Step> {
     let changed = files.changed_paths();
     let mut taken = vec![false; changed.len()];
     for step in steps.iter_mut() {
@@ -365,29 +393,26 @@ fn assign_files(steps: &mut Vec<Step>, files: &FileChanges, paths: &Paths) {
         .filter(|(_, taken)| !**taken)
         .map(|(path, _)| (*path).to_string())
         .collect();
-    if !rest.is_empty() {
-        let mut step = Step::new(
-            "render again and apply the other changed files",
-            Action::Rerender,
-            "https://kubernetes.io/docs/reference/kubectl/generated/kubectl_apply/",
-        )
-        .command(format!(
-            "hybridgen render {} --out {}",
-            paths.spec, paths.out
-        ));
-        for path in rest.iter().filter(|path| is_manifest(path)) {
-            step = step.command(format!("kubectl apply -f {}/{path}", paths.out));
-        }
-        step.files = rest;
-        steps.push(step);
+    if rest.is_empty() {
+        return None;
     }
-    if steps.is_empty() {
-        steps.push(Step::new(
-            "nothing to do: the two specs plan and render the same cluster",
-            Action::NoAction,
-            "https://kubernetes.io/docs/reference/kubectl/generated/kubectl_diff/",
-        ));
+    let mut step = Step::new(
+        "render again and apply the other changed files",
+        Action::Rerender,
+        "https://kubernetes.io/docs/reference/kubectl/generated/kubectl_apply/",
+    )
+    .command(format!(
+        "hybridgen render {} --out {}",
+        paths.spec, paths.out
+    ));
+    for path in rest.iter().filter(|path| is_manifest(path)) {
+        step = step.command(format!("kubectl apply -f {}/{path}", paths.out));
     }
+    if rest.iter().any(|path| path == "patches/apply.sh") {
+        step = step.command(format!("sh {}/patches/apply.sh", paths.out));
+    }
+    step.files = rest;
+    Some(step)
 }
 
 /// Kubernetes manifests `render` writes at the top of its folder or under `windows/`.

@@ -118,12 +118,31 @@ pub fn change_plan(plan: &ChangePlan, report: &FileReport, from: &str, to: &str)
     out
 }
 
-/// Text in a table cell: on one line, with what Markdown or HTML would read escaped.
+/// Text in a table cell: on one line, with what Markdown or HTML would read escaped. Balanced
+/// backticks stay code spans, in which only `|` is escaped (GitHub's tables read `\|` there too).
 fn cell(text: &str) -> String {
+    let text = crate::escape::inline(text);
+    let balanced = text.matches('`').count().is_multiple_of(2);
     let mut out = String::with_capacity(text.len());
-    for c in crate::escape::inline(text).chars() {
+    for (index, part) in text.split('`').enumerate() {
+        if balanced && index % 2 == 1 {
+            out.push('`');
+            out.push_str(&part.replace('|', "\\|"));
+            out.push('`');
+        } else {
+            if index > 0 && !balanced {
+                out.push_str("\\`");
+            }
+            push_escaped(&mut out, part);
+        }
+    }
+    out
+}
+
+fn push_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
         match c {
-            '|' | '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '!' => {
+            '|' | '\\' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '!' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -131,7 +150,6 @@ fn cell(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// Text inside backticks: a backtick in it cannot end the span.
@@ -142,4 +160,16 @@ fn code(text: &str) -> String {
 /// A line inside a fenced block: a line of three backticks cannot close it early.
 fn fenced(text: &str) -> String {
     crate::escape::inline(text).replace("```", "'''")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cell;
+
+    #[test]
+    fn cells_keep_code_spans_and_escape_the_rest() {
+        assert_eq!(cell("node `a|b` <x>"), "node `a\\|b` \\<x\\>");
+        assert_eq!(cell("odd ` tick_"), "odd \\` tick\\_");
+        assert_eq!(cell("two\nlines"), "two\\\\nlines");
+    }
 }

@@ -496,11 +496,10 @@ fn check_pod_cidr_moved(context: &ChangeContext, found: &mut Vec<Diagnostic>) {
         };
         let new = &context.new.plan.nodes[new_index];
         let written = context.new.spec.nodes[new_index].pod_cidr.is_some();
-        let location = if written {
-            value(node_pointer(new_index, "podCidr"))
-        } else {
-            key(node_pointer(new_index, ""))
-        };
+        let location = value(node_pointer(
+            new_index,
+            if written { "podCidr" } else { "name" },
+        ));
         found.push(
             Diagnostic::new(
                 &POD_CIDR_MOVED,
