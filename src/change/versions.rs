@@ -292,7 +292,8 @@ fn containerd_hops(
             pointer,
             format!("containerd on the Windows nodes goes back from {old} to {new}"),
             format!(
-                "keep containerd {old} (`windows.containerd.version: \"{old}\"`), or replace the nodes"
+                "keep containerd {old} (`windows.containerd.version: \"{old}\"`), or replace the nodes; containerd is upgraded, never downgraded ({})",
+                containerd::UPGRADE_ONE_LINE_AT_A_TIME
             ),
         )),
         Err(containerd::PathError::UnknownLine(version)) => Err(finding(
