@@ -438,3 +438,42 @@ fn from_git_without_the_revision_or_the_file_says_how_to_fix_it() {
     assert_eq!(output.status.code(), Some(2));
     assert!(!stderr(&output).contains('\u{1b}'));
 }
+
+/// `--from cluster:PATH`: the cluster as kubectl captured it is the old side. The healthy capture
+/// runs what the example says (nothing to do); the capture whose Windows node runs Windows
+/// Server 2019 needs that node replaced.
+#[test]
+fn from_a_captured_cluster() {
+    let example = "examples/kubeadm-1.33-vxlan-windows.yaml";
+    let healthy = hybridgen(
+        &root(),
+        &[
+            "plan",
+            example,
+            "--from",
+            "cluster:tests/fixtures/verify/healthy",
+        ],
+    );
+    let text = stdout(&healthy);
+    assert_eq!(healthy.status.code(), Some(0), "{}", stderr(&healthy));
+    assert!(text.contains("nothing to do"), "{text}");
+    assert!(text.contains("note: containerd on the nodes"), "{text}");
+    let older = hybridgen(
+        &root(),
+        &[
+            "plan",
+            example,
+            "--from",
+            "cluster:tests/fixtures/verify/HG504-windows-build-differs",
+            "--format",
+            "json",
+        ],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&older.stdout).unwrap();
+    let steps = json["steps"].as_array().unwrap();
+    assert_eq!(steps[0]["action"], "replace-node");
+    assert_eq!(steps[0]["rule"], "HG709");
+    let missing = hybridgen(&root(), &["plan", example, "--from", "cluster:no-such-dir"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("no change was planned"));
+}

@@ -10,6 +10,7 @@
 //! nodes that join, at the new versions, and last what else the render changed.
 
 pub mod files;
+pub mod live;
 pub mod membership;
 pub mod versions;
 
@@ -225,6 +226,8 @@ pub struct Paths {
 #[derive(Debug)]
 pub struct ChangePlan {
     pub steps: Vec<Step>,
+    /// What the old side could not say (a live cluster's unread fields), for the reader.
+    pub notes: Vec<String>,
     pub findings: Vec<Diagnostic>,
     pub files: FileChanges,
 }
@@ -268,6 +271,7 @@ pub fn plan(old: Side, new: Side, paths: &Paths) -> ChangePlan {
             Err(blocked) => {
                 return ChangePlan {
                     steps: vec![*blocked],
+                    notes: Vec::new(),
                     findings,
                     files,
                 };
@@ -290,6 +294,7 @@ pub fn plan(old: Side, new: Side, paths: &Paths) -> ChangePlan {
     }
     ChangePlan {
         steps,
+        notes: Vec::new(),
         findings,
         files,
     }

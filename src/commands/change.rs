@@ -3,10 +3,17 @@
 
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
 use super::{Outcome, complain, complain_findings, emit, git_source, read_input};
-use crate::change::Paths;
+use crate::change::{Paths, Side};
 use crate::pipeline::{self, Checked};
+use crate::plan::Plan;
 use crate::report;
+use crate::verify::{self, Source, kubectl};
 use std::path::Path;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How long each kubectl command of `--from kubectl` may run (`verify`'s default).
+const KUBECTL_SECONDS: u64 = 60;
 
 /// Where the printed commands say `render` writes.
 const OUT: &str = "out";
@@ -25,22 +32,6 @@ pub(crate) fn run(
             return Outcome::Unusable;
         }
     };
-    let (old_name, old_bytes) = match read_old(from, spec) {
-        Ok(old) => old,
-        Err(message) => {
-            complain(&message);
-            return Outcome::Unusable;
-        }
-    };
-    let old = pipeline::check(&old_name, old_bytes);
-    if old.plan.is_none() {
-        complain(&format!(
-            "the old spec `{}` does not plan, so there is nothing to change from: fix what follows, or name another with `--from`",
-            crate::escape::inline(&old_name)
-        ));
-        complain_findings(&old, &old.diagnostics);
-        return Outcome::Unusable;
-    }
     let Some(overrides) = overrides.for_spec(spec) else {
         return Outcome::Unusable;
     };
@@ -49,8 +40,45 @@ pub(crate) fn run(
         spec: name.clone(),
         out: OUT.into(),
     };
-    let Some(change) = pipeline::change(&old, &new, &paths) else {
-        return findings_only(&new, overrides.apply(new.diagnostics.clone()), report_args);
+    let (old_name, change) = match live_source(from) {
+        Some(source) => {
+            let Some((spec, plan)) = new.spec.as_ref().zip(new.plan.as_ref()) else {
+                return findings_only(&new, overrides.apply(new.diagnostics.clone()), report_args);
+            };
+            let label = match &source {
+                LiveSource::Kubectl => "the cluster (kubectl, current context)".to_string(),
+                LiveSource::Capture(path) => format!("the cluster captured in {}", path.display()),
+            };
+            match from_cluster(&source, spec, plan, &paths) {
+                Ok(change) => (label, change),
+                Err(message) => {
+                    complain(&format!("{message}; no change was planned"));
+                    return Outcome::Unusable;
+                }
+            }
+        }
+        None => {
+            let (old_name, old_bytes) = match read_old(from, spec) {
+                Ok(old) => old,
+                Err(message) => {
+                    complain(&message);
+                    return Outcome::Unusable;
+                }
+            };
+            let old = pipeline::check(&old_name, old_bytes);
+            if old.plan.is_none() {
+                complain(&format!(
+                    "the old spec `{}` does not plan, so there is nothing to change from: fix what follows, or name another with `--from`",
+                    crate::escape::inline(&old_name)
+                ));
+                complain_findings(&old, &old.diagnostics);
+                return Outcome::Unusable;
+            }
+            let Some(change) = pipeline::change(&old, &new, &paths) else {
+                return findings_only(&new, overrides.apply(new.diagnostics.clone()), report_args);
+            };
+            (old_name, change)
+        }
     };
     let mut diagnostics = new.diagnostics.clone();
     diagnostics.extend(change.findings.iter().cloned());
@@ -75,6 +103,63 @@ pub(crate) fn run(
         ),
     };
     emit(&text, outcome_of(std::slice::from_ref(&file_report), false))
+}
+
+/// A running cluster as the old side: `kubectl` (the current context), or `cluster:PATH` (files
+/// or a directory captured with kubectl, as `verify --cluster` reads them).
+enum LiveSource {
+    Kubectl,
+    Capture(PathBuf),
+}
+
+fn live_source(from: &str) -> Option<LiveSource> {
+    if from == "kubectl" {
+        return Some(LiveSource::Kubectl);
+    }
+    from.strip_prefix("cluster:")
+        .map(|path| LiveSource::Capture(PathBuf::from(path)))
+}
+
+/// The change from what the cluster runs to the spec: the cluster read as `verify` reads it,
+/// both sides with the pod subnets the cluster gave its nodes.
+fn from_cluster(
+    source: &LiveSource,
+    spec: &crate::spec::Spec,
+    plan: &Plan,
+    paths: &Paths,
+) -> Result<crate::change::ChangePlan, String> {
+    let kubectl = PathBuf::from("kubectl");
+    let captures;
+    let source = match source {
+        LiveSource::Kubectl => Source::Kubectl(
+            &kubectl,
+            kubectl::Limits::new(Duration::from_secs(KUBECTL_SECONDS)),
+        ),
+        LiveSource::Capture(path) => {
+            captures = [path.clone()];
+            Source::Files(&captures)
+        }
+    };
+    let observed = verify::observe(source, plan, None)?;
+    let (old_spec, notes) = crate::change::live::spec_from_cluster(spec, &observed.cluster);
+    let old_plan = Plan::build(&old_spec);
+    let old_subnets =
+        crate::live::match_nodes(&old_plan, &observed.cluster).pod_subnets(&observed.cluster);
+    let old_plan = old_plan.with_live_subnets(&old_subnets);
+    let new_plan = plan.with_live_subnets(&observed.matching.pod_subnets(&observed.cluster));
+    let mut change = crate::change::plan(
+        Side {
+            spec: &old_spec,
+            plan: &old_plan,
+        },
+        Side {
+            spec,
+            plan: &new_plan,
+        },
+        paths,
+    );
+    change.notes = notes;
+    Ok(change)
 }
 
 /// A new spec that did not plan: its findings, as `plan` prints them.

@@ -33,8 +33,9 @@ pub struct PlanArgs {
     /// exit without checking.
     #[arg(long)]
     show_settings: bool,
-    /// Print the change plan from the spec OLD to FILE (one FILE): OLD is a spec file or
-    /// `git:REV[:PATH]` (PATH defaults to FILE's path in the repository), e.g. `--from git:HEAD~1`.
+    /// Print the change plan from OLD to FILE (one FILE): OLD is a spec file, `git:REV[:PATH]`
+    /// (PATH defaults to FILE's path in the repository), e.g. `--from git:HEAD~1`, or the running
+    /// cluster: `kubectl` (its current context) or `cluster:PATH` (files captured with kubectl).
     /// Every difference of the two resolved plans as ordered steps, each classified, with the
     /// nodes, rendered files, commands and the source of its rule; the change rules (HG7xx) say
     /// what cannot change in place.

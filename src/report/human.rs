@@ -594,6 +594,9 @@ pub fn change_plan(plan: &crate::change::ChangePlan, from: &str, to: &str) -> St
         plan.steps.len(),
         if plan.steps.len() == 1 { "" } else { "s" }
     );
+    for note in &plan.notes {
+        out.push_str(&format!("note: {}\n", escape::inline(note)));
+    }
     for (index, step) in plan.steps.iter().enumerate() {
         out.push_str(&format!(
             "\n{:>2}. {}\n    action:   {}\n",

@@ -48,6 +48,9 @@ pub fn change_plan(plan: &ChangePlan, report: &FileReport, from: &str, to: &str)
         plan.steps.len(),
         if plan.steps.len() == 1 { "" } else { "s" }
     );
+    for note in &plan.notes {
+        out.push_str(&format!("> {}\n\n", cell(note)));
+    }
     out.push_str("| # | step | action | nodes | source |\n|---|---|---|---|---|\n");
     for (index, step) in plan.steps.iter().enumerate() {
         let nodes: Vec<String> = step
