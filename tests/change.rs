@@ -477,3 +477,40 @@ fn from_a_captured_cluster() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(stderr(&missing).contains("no change was planned"));
 }
+
+/// docs/upgrades.md shows the plans of two transitions as `plan` prints them: every line of each
+/// block marked `<!-- change-plan: NAME -->` (but `...`) is a line of the real plan.
+#[test]
+fn the_upgrade_guide_shows_real_plans() {
+    let guide = std::fs::read_to_string(root().join("docs/upgrades.md")).unwrap();
+    let mut blocks = 0;
+    for (_, rest) in guide.split("<!-- change-plan: ").enumerate().skip(1) {
+        let (name, rest) = rest.split_once(" -->").unwrap();
+        let block = rest
+            .split_once("```text\n")
+            .and_then(|(_, block)| block.split_once("\n```"))
+            .map(|(block, _)| block)
+            .unwrap();
+        let dir = root().join("tests/fixtures/change").join(name);
+        let (old, new) = (check(&dir, "old"), check(&dir, "new"));
+        let paths = Paths {
+            spec: "clusters/prod.yaml".into(),
+            out: "out".into(),
+        };
+        let plan = pipeline::change(&old, &new, &paths).unwrap();
+        let printed = hybridgen::report::human::change_plan(
+            &plan,
+            "git:HEAD~1:clusters/prod.yaml",
+            "clusters/prod.yaml",
+        );
+        let lines: Vec<&str> = printed.lines().collect();
+        for line in block.lines().filter(|line| *line != "...") {
+            assert!(
+                lines.contains(&line),
+                "{name}: `{line}` is not in the plan:\n{printed}"
+            );
+        }
+        blocks += 1;
+    }
+    assert_eq!(blocks, 2);
+}
