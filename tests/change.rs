@@ -514,3 +514,42 @@ fn the_upgrade_guide_shows_real_plans() {
     }
     assert_eq!(blocks, 2);
 }
+
+fn change_of(old: &str, new: &str) -> ChangePlan {
+    let old = pipeline::check("old.yaml", old.as_bytes().to_vec());
+    let new = pipeline::check("new.yaml", new.as_bytes().to_vec());
+    let paths = Paths {
+        spec: "spec.yaml".into(),
+        out: "out".into(),
+    };
+    pipeline::change(&old, &new, &paths).unwrap()
+}
+
+/// What a spec holds is written into printed commands only where it cannot act: a node name that
+/// is no DNS label leaves no plan, and an HNS network name is quoted as PowerShell reads it.
+#[test]
+fn hostile_names_never_reach_a_command() {
+    let spec = fixture("node-added", "old");
+    let hostile = spec.replacen("name: win-worker-1", "name: \"w$(reboot)\"", 1);
+    let plan = change_of(&hostile, &spec);
+    assert_eq!(plan.steps.len(), 1);
+    assert_eq!(plan.steps[0].action, Action::NoAction);
+    assert!(plan.steps[0].title.contains("DNS-1123"));
+    assert!(plan.steps.iter().all(|step| step.commands.is_empty()));
+    let named = spec.replacen(
+        "  port: 4789",
+        "  port: 4789\n  networkName: \"x'; Remove-Item C:/ -Recurse; '\"",
+        1,
+    );
+    let renumbered = named.replacen("vni: 4096", "vni: 4097", 1);
+    let plan = change_of(&named, &renumbered);
+    let commands: Vec<&String> = plan.steps.iter().flat_map(|step| &step.commands).collect();
+    let outage = commands
+        .iter()
+        .find(|command| command.contains("Remove-HnsNetwork"))
+        .unwrap();
+    assert!(
+        outage.contains("-eq 'x''; Remove-Item C:/ -Recurse; '''"),
+        "{outage}"
+    );
+}

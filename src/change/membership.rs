@@ -344,9 +344,11 @@ pub fn flannel_steps(
         for command in flannel_apply(context, &paths.out) {
             step = step.command(command);
         }
+        // The name is the spec's text: quoted as PowerShell reads a single-quoted string.
+        let quoted = old.network_name.replace('\'', "''");
         step = step.command(format!(
-            "on each Windows node: remove the HNS network `{}` (`Get-HnsNetwork | Where-Object Name -eq '{}' | Remove-HnsNetwork`) and run its join script again",
-            old.network_name, old.network_name
+            "on each Windows node: remove the HNS network `{}` (`Get-HnsNetwork | Where-Object Name -eq '{quoted}' | Remove-HnsNetwork`) and run its join script again",
+            old.network_name
         ));
         return vec![step];
     }

@@ -260,6 +260,30 @@ pub fn plan(old: Side, new: Side, paths: &Paths) -> ChangePlan {
     };
     let mut findings = change_rules::run(&context);
     let files = files::compare(old, new);
+    // Node names are written into the commands the plan prints: one that is no DNS label (HG007)
+    // could be anything a shell reads, so no command is printed for a spec that has one.
+    if let Some(name) = [old, new]
+        .iter()
+        .flat_map(|side| &side.plan.nodes)
+        .map(|node| node.name.as_str())
+        .find(|name| !crate::rules::input::is_dns_label(name))
+    {
+        let step = Step::new(
+            format!(
+                "no change plan: the node name `{}` is not a DNS-1123 label (HG007), and the plan's commands would carry it",
+                crate::escape::bounded(name, 80)
+            ),
+            Action::NoAction,
+            "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-label-names",
+        )
+        .without_files();
+        return ChangePlan {
+            steps: vec![step],
+            notes: Vec::new(),
+            findings,
+            files,
+        };
+    }
     let rebuild = findings
         .iter()
         .find(|finding| REBUILDS.iter().any(|rule| finding.code() == rule.code));
