@@ -380,7 +380,23 @@ impl Upgrade<'_> {
         self.steps.push(step);
     }
 
+    /// One kubeadm minor: control plane, Windows kube-proxy, Linux workers, the containerd the
+    /// Windows kubelets need, Windows workers, then the containerd they run with.
     fn kubeadm_stage(&mut self, stage: &Stage) {
+        self.kubeadm_control_plane(stage);
+        let host_process = self.context.new.plan.windows_setup == Some(WindowsSetup::HostProcess);
+        if host_process && !self.groups.windows.is_empty() {
+            self.windows_kube_proxy(stage);
+        }
+        self.kubeadm_linux_workers(stage);
+        self.containerd_before(stage.release.minor);
+        if !self.groups.windows.is_empty() {
+            self.kubeadm_windows_workers(stage, host_process);
+        }
+        self.containerd_after(stage.release.minor, stage.last);
+    }
+
+    fn kubeadm_control_plane(&mut self, stage: &Stage) {
         let release = stage.release;
         let control_plane = self.groups.control_plane.clone();
         let mut step = Step::new(
@@ -418,87 +434,100 @@ impl Upgrade<'_> {
             }
         }
         self.push_stage(stage, step);
-        let windows = self.groups.windows.clone();
-        let host_process = self.context.new.plan.windows_setup == Some(WindowsSetup::HostProcess);
-        if host_process && !windows.is_empty() {
-            let out = self.out(stage);
-            let step = Step::new(
-                format!("Windows kube-proxy to {}: its image built and pushed before its DaemonSet moves", stage.tag),
-                Action::Rerender,
-                KUBE_PROXY_AFTER_CONTROL_PLANE,
-            )
-            .topics(&[
-                "windows/kube-proxy-windows.yml",
-                "windows/images/kube-proxy/",
-                "windows/images/build.sh",
-                "patches/kube-proxy",
-            ])
-            .command(format!("sh {out}/windows/images/build.sh   # builds and pushes kube-proxy-windows {}", stage.tag))
-            .command(format!("kubectl apply -f {out}/windows/kube-proxy-windows.yml"));
+    }
+
+    /// The HostProcess kube-proxy image is per Kubernetes release: built and pushed before its
+    /// DaemonSet names it.
+    fn windows_kube_proxy(&mut self, stage: &Stage) {
+        let out = self.out(stage);
+        let step = Step::new(
+            format!(
+                "Windows kube-proxy to {}: its image built and pushed before its DaemonSet moves",
+                stage.tag
+            ),
+            Action::Rerender,
+            KUBE_PROXY_AFTER_CONTROL_PLANE,
+        )
+        .topics(&[
+            "windows/kube-proxy-windows.yml",
+            "windows/images/kube-proxy/",
+            "windows/images/build.sh",
+            "patches/kube-proxy",
+        ])
+        .command(format!(
+            "sh {out}/windows/images/build.sh   # builds and pushes kube-proxy-windows {}",
+            stage.tag
+        ))
+        .command(format!(
+            "kubectl apply -f {out}/windows/kube-proxy-windows.yml"
+        ));
+        self.state.set(Component::KubeProxy, WINDOWS, stage.release);
+        self.push_stage(stage, step);
+    }
+
+    fn kubeadm_linux_workers(&mut self, stage: &Stage) {
+        let (release, workers) = (stage.release, self.groups.linux_workers.clone());
+        if workers.is_empty() {
+            return;
+        }
+        let mut step = Step::new(
+            format!("Linux workers to {}", stage.tag),
+            Action::InPlace,
+            KUBEADM_LINUX_NODES,
+        )
+        .nodes(&workers);
+        for node in &workers {
+            step = step.command(format!(
+                "on `{node}`: upgrade the kubeadm package to {release}, then `kubeadm upgrade node`"
+            ));
+            step = step.command(kubelet_upgrade(node, release));
+        }
+        self.state.set(Component::Kubelet, LINUX_WORKERS, release);
+        self.push_stage(stage, step);
+    }
+
+    fn kubeadm_windows_workers(&mut self, stage: &Stage, host_process: bool) {
+        let (release, windows) = (stage.release, self.groups.windows.clone());
+        let mut out = self.out(stage);
+        let mut step = Step::new(
+            format!("Windows workers to {}", stage.tag),
+            Action::InPlace,
+            KUBEADM_WINDOWS_NODES,
+        )
+        .nodes(&windows);
+        // The spec's own render installs its containerd too: while containerd steps are left,
+        // the kubelets move with the containerd they run now.
+        if let (true, false, Some(containerd)) = (
+            stage.last,
+            self.hops.is_empty(),
+            self.state.of(Component::Containerd).next(),
+        ) {
+            out = format!(
+                "{}-1.{}",
+                self.paths.out.trim_end_matches('/'),
+                release.minor
+            );
+            step = step.without_files().command(format!(
+                "render a copy of {} with `windows.containerd.version: \"{containerd}\"` into {out}",
+                self.paths.spec
+            ));
+        }
+        for node in &windows {
+            step = step.command(format!(
+                "kubectl drain {node} --ignore-daemonsets --delete-emptydir-data"
+            ));
+            step = step.command(if host_process {
+                format!("on `{node}`: copy {out}/windows/{node}/ to the node and run `powershell -File join.ps1` again (it installs the {release} kubelet and restarts it)")
+            } else {
+                format!("on `{node}`: run KubeCluster.ps1 again with the {release} configuration")
+            });
+            step = step.command(format!("kubectl uncordon {node}"));
+        }
+        self.state.set(Component::Kubelet, WINDOWS, release);
+        if !host_process {
             self.state.set(Component::KubeProxy, WINDOWS, release);
-            self.push_stage(stage, step);
         }
-        let workers = self.groups.linux_workers.clone();
-        if !workers.is_empty() {
-            let mut step = Step::new(
-                format!("Linux workers to {}", stage.tag),
-                Action::InPlace,
-                KUBEADM_LINUX_NODES,
-            )
-            .nodes(&workers);
-            for node in &workers {
-                step = step.command(format!(
-                    "on `{node}`: upgrade the kubeadm package to {release}, then `kubeadm upgrade node`"
-                ));
-                step = step.command(kubelet_upgrade(node, release));
-            }
-            self.state.set(Component::Kubelet, LINUX_WORKERS, release);
-            self.push_stage(stage, step);
-        }
-        self.containerd_before(release.minor);
-        if !windows.is_empty() {
-            let mut out = self.out(stage);
-            let mut step = Step::new(
-                format!("Windows workers to {}", stage.tag),
-                Action::InPlace,
-                KUBEADM_WINDOWS_NODES,
-            )
-            .nodes(&windows);
-            // The spec's own render installs its containerd too: while containerd steps are
-            // left, the kubelets move with the containerd they run now.
-            if let (true, false, Some(containerd)) = (
-                stage.last,
-                self.hops.is_empty(),
-                self.state.of(Component::Containerd).next(),
-            ) {
-                out = format!(
-                    "{}-1.{}",
-                    self.paths.out.trim_end_matches('/'),
-                    release.minor
-                );
-                step = step.without_files().command(format!(
-                    "render a copy of {} with `windows.containerd.version: \"{containerd}\"` into {out}",
-                    self.paths.spec
-                ));
-            }
-            for node in &windows {
-                step = step.command(format!(
-                    "kubectl drain {node} --ignore-daemonsets --delete-emptydir-data"
-                ));
-                step = step.command(if host_process {
-                    format!("on `{node}`: copy {out}/windows/{node}/ to the node and run `powershell -File join.ps1` again (it installs the {release} kubelet and restarts it)")
-                } else {
-                    format!("on `{node}`: run KubeCluster.ps1 again with the {release} configuration")
-                });
-                step = step.command(format!("kubectl uncordon {node}"));
-            }
-            self.state.set(Component::Kubelet, WINDOWS, release);
-            if !host_process {
-                self.state.set(Component::KubeProxy, WINDOWS, release);
-            }
-            self.push_stage(stage, step);
-        }
-        self.containerd_after(release.minor, stage.last);
+        self.push_stage(stage, step);
     }
 
     fn rke2_stage(&mut self, stage: &Stage) {
