@@ -3,9 +3,9 @@
 
 use super::{Action, Paths, Step};
 use crate::diagnostic::{Diagnostic, Rule};
-use crate::plan::WindowsSetup;
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::windows;
+use crate::plan::{NodePlan, WindowsSetup};
 use crate::rules::change::{self as rules, ChangeContext};
 use crate::spec::{Os, Role};
 
@@ -56,83 +56,25 @@ impl Membership {
     pub fn of(context: &ChangeContext, findings: &[Diagnostic]) -> Self {
         let windows_rejoin = windows_rejoin(findings);
         let mut membership = Membership::default();
-        let (old_nodes, new_nodes) = (&context.old.plan.nodes, &context.new.plan.nodes);
         let staying = rules::staying_nodes(context);
-        for (new_index, node) in new_nodes.iter().enumerate() {
-            let control_plane = is_control_plane(&node.roles);
-            let moved = |action, reason: String, rule: Option<&'static Rule>, source| Move {
-                name: node.name.clone(),
-                os: node.os,
-                control_plane,
-                action,
-                reason,
-                rule,
-                source,
-            };
+        for (new_index, node) in context.new.plan.nodes.iter().enumerate() {
             let Some(&(old_index, _)) = staying.iter().find(|(_, new)| *new == new_index) else {
-                let joining = match rules::renamed_from(context, new_index) {
-                    Some(old_index) => moved(
-                        Action::DrainRejoin,
-                        format!("renamed from `{}`", old_nodes[old_index].name),
-                        Some(&rules::NODE_RENAMED),
-                        "https://kubernetes.io/docs/concepts/architecture/nodes/#node-name-uniqueness",
-                    ),
-                    None => moved(Action::Join, "added".into(), None, join_source(context)),
-                };
-                membership.joining.push(joining);
+                membership.joining.push(arriving(context, new_index));
                 continue;
             };
-            let change = if let Some((before, after)) =
-                rules::windows_build_change(context, old_index, new_index)
-            {
-                Some(moved(
-                    Action::ReplaceNode,
-                    format!("{} to {}", windows::name(before), windows::name(after)),
-                    Some(&rules::WINDOWS_BUILD_CHANGED),
-                    "https://learn.microsoft.com/en-us/virtualization/windowscontainers/deploy-containers/version-compatibility",
-                ))
-            } else if node.os == Os::Windows && windows_rejoin.is_some() {
-                windows_rejoin.map(|(action, rule, source, reason)| {
-                    moved(action, reason.into(), Some(rule), source)
-                })
-            } else {
-                rules::pod_cidr_move(context, old_index, new_index).map(|(before, after)| {
-                    moved(
-                        Action::DrainRejoin,
-                        format!("pod subnet {before} to {after}"),
-                        Some(&rules::POD_CIDR_MOVED),
-                        "https://github.com/kubernetes/kubernetes/issues/71794",
-                    )
-                })
-            };
-            match change {
+            match moving(context, old_index, new_index, windows_rejoin) {
                 Some(change) => {
                     membership.leaving.push(change.clone());
                     membership.joining.push(change);
                 }
-                None => membership.upgraded.push(node.os, control_plane, &node.name),
+                None => {
+                    membership
+                        .upgraded
+                        .push(node.os, is_control_plane(&node.roles), &node.name)
+                }
             }
         }
-        for (old_index, node) in old_nodes.iter().enumerate() {
-            if new_nodes.iter().any(|new| new.name == node.name) {
-                continue;
-            }
-            let renamed = (0..new_nodes.len())
-                .any(|new_index| rules::renamed_from(context, new_index) == Some(old_index));
-            membership.leaving.push(Move {
-                name: node.name.clone(),
-                os: node.os,
-                control_plane: is_control_plane(&node.roles),
-                action: if renamed {
-                    Action::DrainRejoin
-                } else {
-                    Action::Remove
-                },
-                reason: if renamed { "renamed" } else { "removed" }.into(),
-                rule: renamed.then_some(&rules::NODE_RENAMED),
-                source: DRAIN,
-            });
-        }
+        membership.leaving.extend(gone(context));
         membership
     }
 
@@ -213,6 +155,106 @@ impl Membership {
     }
 }
 
+impl Move {
+    fn of(
+        node: &NodePlan,
+        action: Action,
+        reason: String,
+        rule: Option<&'static Rule>,
+        source: &'static str,
+    ) -> Self {
+        Move {
+            name: node.name.clone(),
+            os: node.os,
+            control_plane: is_control_plane(&node.roles),
+            action,
+            reason,
+            rule,
+            source,
+        }
+    }
+}
+
+/// A node only the new spec has: added, or the new name of a renamed one.
+fn arriving(context: &ChangeContext, new_index: usize) -> Move {
+    let node = &context.new.plan.nodes[new_index];
+    match rules::renamed_from(context, new_index) {
+        Some(old_index) => Move::of(
+            node,
+            Action::DrainRejoin,
+            format!("renamed from `{}`", context.old.plan.nodes[old_index].name),
+            Some(&rules::NODE_RENAMED),
+            "https://kubernetes.io/docs/concepts/architecture/nodes/#node-name-uniqueness",
+        ),
+        None => Move::of(
+            node,
+            Action::Join,
+            "added".into(),
+            None,
+            join_source(context),
+        ),
+    }
+}
+
+/// How a node both specs have must leave and join again, if it must: a new Windows build, the
+/// Windows nodes' setup or network, or a pod subnet the spec moves.
+fn moving(
+    context: &ChangeContext,
+    old_index: usize,
+    new_index: usize,
+    windows_rejoin: Option<WindowsRejoin>,
+) -> Option<Move> {
+    let node = &context.new.plan.nodes[new_index];
+    if let Some((before, after)) = rules::windows_build_change(context, old_index, new_index) {
+        return Some(Move::of(
+            node,
+            Action::ReplaceNode,
+            format!("{} to {}", windows::name(before), windows::name(after)),
+            Some(&rules::WINDOWS_BUILD_CHANGED),
+            "https://learn.microsoft.com/en-us/virtualization/windowscontainers/deploy-containers/version-compatibility",
+        ));
+    }
+    if node.os == Os::Windows
+        && let Some((action, rule, source, reason)) = windows_rejoin
+    {
+        return Some(Move::of(node, action, reason.into(), Some(rule), source));
+    }
+    rules::pod_cidr_move(context, old_index, new_index).map(|(before, after)| {
+        Move::of(
+            node,
+            Action::DrainRejoin,
+            format!("pod subnet {before} to {after}"),
+            Some(&rules::POD_CIDR_MOVED),
+            "https://github.com/kubernetes/kubernetes/issues/71794",
+        )
+    })
+}
+
+/// The nodes only the old spec has: removed, or the old name of a renamed one.
+fn gone(context: &ChangeContext) -> Vec<Move> {
+    let (old_nodes, new_nodes) = (&context.old.plan.nodes, &context.new.plan.nodes);
+    old_nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, node)| !new_nodes.iter().any(|new| new.name == node.name))
+        .map(|(old_index, node)| {
+            let renamed = (0..new_nodes.len())
+                .any(|new_index| rules::renamed_from(context, new_index) == Some(old_index));
+            if renamed {
+                Move::of(
+                    node,
+                    Action::DrainRejoin,
+                    "renamed".into(),
+                    Some(&rules::NODE_RENAMED),
+                    DRAIN,
+                )
+            } else {
+                Move::of(node, Action::Remove, "removed".into(), None, DRAIN)
+            }
+        })
+        .collect()
+}
+
 impl Groups {
     fn push(&mut self, os: Os, control_plane: bool, name: &str) {
         let group = match (os, control_plane) {
@@ -233,9 +275,9 @@ impl Groups {
 }
 
 /// When every Windows node must leave and join again: the class, rule, source and reason.
-fn windows_rejoin(
-    findings: &[Diagnostic],
-) -> Option<(Action, &'static Rule, &'static str, &'static str)> {
+type WindowsRejoin = (Action, &'static Rule, &'static str, &'static str);
+
+fn windows_rejoin(findings: &[Diagnostic]) -> Option<WindowsRejoin> {
     if has(findings, &rules::KUBECLUSTER_TO_HOSTPROCESS) {
         Some((
             Action::ReplaceNode,
