@@ -407,6 +407,20 @@ fn from_git_reads_the_spec_as_a_commit_holds_it() {
         &["plan", path, "--from", "git:HEAD:clusters/prod.yaml"],
     );
     assert!(stdout(&explicit).contains("nothing to do"));
+    // As the pre-commit hook of docs/ci.md runs it: the edited file against the last commit,
+    // with the index git hands its hooks.
+    std::fs::write(repo.0.join(path), fixture("node-removed", "new")).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .current_dir(&repo.0)
+        .args(["plan", path, "--from", "git:HEAD", "--color", "never"])
+        .env("GIT_INDEX_FILE", ".git/index")
+        .output()
+        .unwrap();
+    let text = stdout(&output);
+    assert!(
+        text.contains("take `win-worker-2` out of the cluster (removed) first"),
+        "{text}"
+    );
 }
 
 #[test]
