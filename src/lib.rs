@@ -13,6 +13,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod change;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;

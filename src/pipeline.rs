@@ -197,6 +197,28 @@ impl Checked {
     }
 }
 
+/// The change plan from one checked spec to another, when both typed and planned
+/// ([`crate::change`]).
+pub fn change(
+    old: &Checked,
+    new: &Checked,
+    paths: &crate::change::Paths,
+) -> Option<crate::change::ChangePlan> {
+    let (old_spec, old_plan) = (old.spec.as_ref()?, old.plan.as_ref()?);
+    let (new_spec, new_plan) = (new.spec.as_ref()?, new.plan.as_ref()?);
+    Some(crate::change::plan(
+        crate::change::Side {
+            spec: old_spec,
+            plan: old_plan,
+        },
+        crate::change::Side {
+            spec: new_spec,
+            plan: new_plan,
+        },
+        paths,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

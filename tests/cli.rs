@@ -247,6 +247,14 @@ fn github_output_is_stable() {
 }
 
 #[test]
+fn markdown_output_is_stable() {
+    snapshot(
+        "markdown@mixed",
+        &stdout(&hybridgen(&["plan", "--format", "markdown", MIXED])),
+    );
+}
+
+#[test]
 fn explain_prints_the_rule_and_all_prints_every_rule() {
     let one = stdout(&hybridgen(&["explain", "hg201"]));
     assert!(one.starts_with("## HG201 vxlan-vni-windows"), "{one}");

@@ -169,8 +169,15 @@ const POINTERS_END: &str = "<!-- pointers:end -->";
 fn pointer_table() -> String {
     let mut expected: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
         Default::default();
-    for entry in std::fs::read_dir(root().join("tests/fixtures/invalid")).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+    // Change rules (HG7xx) expect their places in the new spec of a transition.
+    let transitions = std::fs::read_dir(root().join("tests/fixtures/change"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path().join("new.yaml"));
+    let invalid = std::fs::read_dir(root().join("tests/fixtures/invalid"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path());
+    for path in invalid.chain(transitions) {
+        let text = std::fs::read_to_string(path).unwrap();
         for line in text
             .lines()
             .filter_map(|line| line.strip_prefix("# expect: "))

@@ -206,6 +206,11 @@ fn every_rule_has_a_failing_fixture_and_a_passing_neighbour() {
         if rule.code.starts_with("HG5") || rule.code.starts_with("HG65") {
             continue;
         }
+        // HG7xx compare two specs: their transitions are `tests/fixtures/change/NAME/{old,new}.yaml`,
+        // where tests/change.rs checks that each fires where `new.yaml` expects and nowhere else.
+        if rule.code.starts_with("HG7") {
+            continue;
+        }
         let prefix = format!("{}-", rule.code);
         assert!(
             invalid.iter().any(|n| n.starts_with(&prefix)),

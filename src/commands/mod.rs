@@ -2,8 +2,10 @@
 //! What several share — reading an input, printing, the severity and format flags — is here and
 //! in `report_options`.
 
+pub mod change;
 pub mod completions;
 pub mod explain;
+pub mod git_source;
 pub mod init;
 pub mod live_source;
 pub mod man;

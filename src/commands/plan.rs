@@ -34,6 +34,14 @@ pub struct PlanArgs {
     /// exit without checking.
     #[arg(long)]
     show_settings: bool,
+    /// Print the change plan from OLD to FILE (one FILE): OLD is a spec file, `git:REV[:PATH]`
+    /// (PATH defaults to FILE's path in the repository), e.g. `--from git:HEAD~1`, or the running
+    /// cluster: `kubectl` (its current context) or `cluster:PATH` (files captured with kubectl).
+    /// Every difference of the two resolved plans as ordered steps, each classified, with the
+    /// nodes, rendered files, commands and the source of its rule; the change rules (HG7xx) say
+    /// what cannot change in place.
+    #[arg(long, value_name = "OLD")]
+    from: Option<String>,
 }
 
 pub fn run(args: PlanArgs) -> Outcome {
@@ -42,6 +50,13 @@ pub fn run(args: PlanArgs) -> Outcome {
     };
     if args.show_settings {
         return show_settings(&args.files);
+    }
+    if let Some(from) = &args.from {
+        let [spec] = args.files.as_slice() else {
+            complain("`--from` compares one spec with its old version: give one FILE");
+            return Outcome::Unusable;
+        };
+        return super::change::run(spec, from, &args.report, &overrides);
     }
     let mut unreadable: Vec<String> = Vec::new();
     let mut checked: Vec<(Checked, Vec<Diagnostic>)> = Vec::new();

@@ -48,6 +48,8 @@ pub enum Format {
     Json,
     Sarif,
     Github,
+    /// Markdown, for a pull-request comment (with `plan --from`, the change plan).
+    Markdown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -162,6 +164,7 @@ pub(crate) fn formatted(reports: &[FileReport], format: Format, style: human::St
         Format::Json => report::json::render(reports),
         Format::Sarif => report::sarif::render(reports),
         Format::Github => report::github::render(reports),
+        Format::Markdown => report::markdown::render(reports),
     }
 }
 

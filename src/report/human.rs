@@ -590,6 +590,103 @@ impl miette::Diagnostic for Drawn<'_> {
     }
 }
 
+/// A change plan as text: each step numbered, with its class, nodes, files, the versions after
+/// it, its source and its commands; then what the render adds, changes and no longer writes.
+pub fn change_plan(plan: &crate::change::ChangePlan, from: &str, to: &str) -> String {
+    let mut out = format!(
+        "change plan: {} -> {} ({} step{})\n",
+        escape::inline(from),
+        escape::inline(to),
+        plan.steps.len(),
+        if plan.steps.len() == 1 { "" } else { "s" }
+    );
+    for note in &plan.notes {
+        out.push_str(&format!("note: {}\n", escape::inline(note)));
+    }
+    for (index, step) in plan.steps.iter().enumerate() {
+        out.push_str(&format!(
+            "\n{:>2}. {}\n    action:   {}\n",
+            index + 1,
+            escape::inline(&step.title),
+            step.action.as_str()
+        ));
+        if !step.nodes.is_empty() {
+            out.push_str(&format!("    nodes:    {}\n", inline_list(&step.nodes)));
+        }
+        if !step.files.is_empty() {
+            out.push_str(&format!("    files:    {}\n", inline_list(&step.files)));
+        }
+        if let Some(versions) = &step.versions {
+            out.push_str(&format!("    after:    {}\n", versions_text(versions)));
+        }
+        if let Some(rule) = step.rule {
+            out.push_str(&format!("    rule:     {rule}\n"));
+        }
+        out.push_str(&format!("    source:   {}\n", step.source));
+        for command in &step.commands {
+            out.push_str(&format!("      - {}\n", escape::inline(command)));
+        }
+    }
+    out.push_str(&files_text(&plan.files));
+    escape::no_workflow_commands(out)
+}
+
+fn inline_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|item| escape::inline(item))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `kube-apiserver 1.34.9; kubelet: control plane 1.34.9, Windows 1.33.4; ...`.
+pub fn versions_text(state: &crate::change::VersionState) -> String {
+    use crate::change::Component;
+    [
+        (Component::ApiServer, "kube-apiserver"),
+        (Component::Kubelet, "kubelet"),
+        (Component::KubeProxy, "kube-proxy"),
+        (Component::Containerd, "containerd"),
+    ]
+    .into_iter()
+    .filter_map(|(component, name)| {
+        let groups: Vec<String> = state
+            .running
+            .iter()
+            .filter(|running| running.component == component)
+            .map(|running| match component {
+                Component::ApiServer => running.version.to_string(),
+                _ => format!("{} {}", running.group, running.version),
+            })
+            .collect();
+        (!groups.is_empty()).then(|| format!("{name} {}", groups.join(", ")))
+    })
+    .collect::<Vec<_>>()
+    .join("; ")
+}
+
+fn files_text(files: &crate::change::files::FileChanges) -> String {
+    if let Some(reason) = &files.unrendered {
+        return format!(
+            "\nrendered files: not compared, {}\n",
+            escape::inline(reason)
+        );
+    }
+    let mut out = format!(
+        "\nrendered files: {} added, {} changed, {} no longer written\n",
+        files.added.len(),
+        files.changed.len(),
+        files.removed.len()
+    );
+    for path in &files.removed {
+        out.push_str(&format!(
+            "  no longer written: {} (delete what it applied)\n",
+            escape::inline(path)
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

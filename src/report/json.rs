@@ -149,3 +149,87 @@ pub fn render(reports: &[FileReport]) -> String {
     text.push('\n');
     text
 }
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChangeOutput<'a> {
+    version: u32,
+    from: &'a str,
+    to: &'a str,
+    steps: Vec<StepEntry<'a>>,
+    files: &'a crate::change::files::FileChanges,
+    /// The new spec's findings, change rules included, as `render` gives them.
+    findings: serde_json::Value,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StepEntry<'a> {
+    title: &'a str,
+    action: &'static str,
+    nodes: &'a [String],
+    files: &'a [String],
+    commands: &'a [String],
+    source: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'static str>,
+    /// What each component runs once the step is done (version steps only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    versions_after: Vec<VersionEntry>,
+}
+
+#[derive(Serialize)]
+struct VersionEntry {
+    component: &'static str,
+    nodes: &'static str,
+    version: String,
+}
+
+/// A change plan as one JSON document (`plan SPEC --from OLD --format json`).
+pub fn change_plan(
+    plan: &crate::change::ChangePlan,
+    report: &FileReport,
+    from: &str,
+    to: &str,
+) -> String {
+    use crate::change::Component;
+    let steps = plan
+        .steps
+        .iter()
+        .map(|step| StepEntry {
+            title: &step.title,
+            action: step.action.key(),
+            nodes: &step.nodes,
+            files: &step.files,
+            commands: &step.commands,
+            source: step.source,
+            rule: step.rule,
+            versions_after: step
+                .versions
+                .iter()
+                .flat_map(|state| &state.running)
+                .map(|running| VersionEntry {
+                    component: match running.component {
+                        Component::ApiServer => "kube-apiserver",
+                        Component::Kubelet => "kubelet",
+                        Component::KubeProxy => "kube-proxy",
+                        Component::Containerd => "containerd",
+                    },
+                    nodes: running.group,
+                    version: running.version.to_string(),
+                })
+                .collect(),
+        })
+        .collect();
+    let findings = serde_json::from_str(&render(std::slice::from_ref(report)))
+        .unwrap_or(serde_json::Value::Null);
+    let output = ChangeOutput {
+        version: 1,
+        from,
+        to,
+        steps,
+        files: &plan.files,
+        findings,
+    };
+    crate::escape::json_pretty(&output).unwrap_or_default() + "\n"
+}

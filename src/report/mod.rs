@@ -4,6 +4,7 @@
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod markdown;
 pub mod sarif;
 
 use crate::diagnostic::Rule;

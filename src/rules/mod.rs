@@ -1,6 +1,7 @@
 //! The rule catalogue: every rule declared once with its code, name, default severity and explain
 //! text (its doc comment), in one file per family, and one registry that lists them all.
 
+pub mod change;
 pub mod cidr;
 pub mod flannel;
 pub mod hostprocess;
@@ -80,6 +81,7 @@ pub fn all() -> &'static [&'static Rule] {
             .flat_map(|family| family.iter().map(|registered| registered.rule))
             .chain(live::RULES.iter().map(|registered| registered.rule))
             .chain(rke2_live::RULES.iter().map(|registered| registered.rule))
+            .chain(change::RULES.iter().map(|registered| registered.rule))
             .collect();
         rules.sort_by_key(|rule| rule.code);
         rules

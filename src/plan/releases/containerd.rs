@@ -175,9 +175,64 @@ pub fn resolve(version: &Release) -> Resolved {
     }
 }
 
+/// containerd's maintainers support upgrades one line at a time: "We do not officially support
+/// this upgrade path" for 1.7 to 2.2, "a number of breaking changes … occurred in 2.0 and 2.1"
+/// (https://github.com/containerd/containerd/issues/12727).
+pub const UPGRADE_ONE_LINE_AT_A_TIME: &str =
+    "https://github.com/containerd/containerd/issues/12727";
+
+/// Why containerd cannot move from one release to another by upgrades.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathError {
+    /// The target is older than the release the nodes run.
+    Downgrade,
+    /// A line the table does not hold: no step through it can be named.
+    UnknownLine(Release),
+}
+
+/// The releases to install one after another to move containerd from `from` to `to`: the newest
+/// patch of `from`'s line, then the newest of each following line, then `to`
+/// ([`UPGRADE_ONE_LINE_AT_A_TIME`]). Empty when nothing changes.
+pub fn upgrade_path(from: Release, to: Release) -> Result<Vec<Release>, PathError> {
+    if to < from {
+        return Err(PathError::Downgrade);
+    }
+    let position = |version: Release| {
+        LINES
+            .iter()
+            .position(|row| row.holds(&version))
+            .ok_or(PathError::UnknownLine(version))
+    };
+    let (first, last) = (position(from)?, position(to)?);
+    let mut path: Vec<Release> = LINES[first..last].iter().map(|row| row.newest).collect();
+    path.push(to);
+    path.retain(|step| *step != from);
+    path.dedup();
+    Ok(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn containerd_moves_one_line_at_a_time_through_each_newest_patch() {
+        let path = |from: &str, to: &str| {
+            upgrade_path(Release::parse(from).unwrap(), Release::parse(to).unwrap())
+                .map(|steps| steps.iter().map(Release::to_string).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            path("1.7.20", "2.3.4").unwrap(),
+            ["1.7.34", "2.0.11", "2.1.9", "2.2.7", "2.3.4"]
+        );
+        assert_eq!(path("2.0.11", "2.0.11").unwrap(), Vec::<String>::new());
+        assert_eq!(path("2.0.5", "2.0.11").unwrap(), ["2.0.11"]);
+        assert_eq!(path("2.1.0", "2.0.11"), Err(PathError::Downgrade));
+        assert!(matches!(
+            path("2.0.0", "2.4.0"),
+            Err(PathError::UnknownLine(_))
+        ));
+    }
 
     #[test]
     fn lines_are_ordered_and_each_newest_patch_is_its_own() {

@@ -14,6 +14,7 @@ pub mod containerd;
 pub mod kubeadm;
 pub mod kubernetes;
 pub mod rke2;
+pub mod skew;
 pub mod windows;
 
 /// How HostProcess containers see their image and volumes (kubernetes/enhancements KEP-1981

@@ -1044,6 +1044,16 @@ pub fn first_with_flannel(minor: u32) -> Option<String> {
         .map(|row| format!("v1.{minor}.{}+rke2r{}", row.from.0, row.from.1))
 }
 
+/// The newest release of a minor the table holds, `v1.<minor>.<patch>+rke2r<revision>`.
+pub fn newest_of_minor(minor: u32) -> Option<String> {
+    RELEASES
+        .iter()
+        .filter(|row| row.minor == minor)
+        .map(|row| row.to)
+        .max()
+        .map(|(patch, revision)| format!("v1.{minor}.{patch}+rke2r{revision}"))
+}
+
 /// The newest release of the table.
 pub fn newest() -> String {
     RELEASES.last().map_or_else(String::new, |row| {
