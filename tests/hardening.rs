@@ -952,12 +952,22 @@ fn a_check_diff_of_a_hostile_file_on_disk_is_inert() {
     .unwrap();
     let run = render_with(OLD_SPEC, &out, "--check");
     assert_eq!(run.code, Some(1), "{}", output(&run));
+    // The manifest says hybridgen wrote other bytes: the file was edited by hand.
     assert!(
-        run.stdout.contains("differs: kube-flannel.yml"),
+        run.stdout.contains("edited by hand: kube-flannel.yml"),
         "{}",
         run.stdout
     );
     assert_inert("render --check", &output(&run));
+    // A render refuses it, quoting the same diff on stderr.
+    let run = render(OLD_SPEC, &out);
+    assert_eq!(run.code, Some(1), "{}", output(&run));
+    assert!(
+        run.stderr.contains("edited by hand: kube-flannel.yml"),
+        "{}",
+        run.stderr
+    );
+    assert_inert("render", &output(&run));
 }
 
 #[test]

@@ -9,7 +9,8 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
 use crate::pipeline::{self, Checked};
 use crate::plan::{Plan, SubnetSource};
-use crate::render::write::{self, Drift, Written};
+use crate::render::live_record::{LiveRecord, LiveSource};
+use crate::render::write::{self, Drift, Refusal, Written};
 use crate::render::{self, Artifact};
 use crate::report::FileReport;
 use crate::rules::{self, cidr::POD_CIDR_PREDICTED, live::LiveContext};
@@ -78,15 +79,25 @@ pub fn run(args: RenderArgs) -> Outcome {
         return Outcome::Errors;
     }
     let mut note = String::new();
+    let mut record = None;
     let live_plan = match args.live.source() {
         Some(source) => match from_cluster(source, &args.live, &checked, spec, plan, &overrides) {
-            Ok((live_plan, read)) => {
+            Ok((live_plan, read, read_record)) => {
                 note = read;
+                record = Some(read_record);
                 Some(live_plan)
             }
             Err(outcome) => return outcome,
         },
-        None => None,
+        None => match remembered(&args.out, plan, &name, args.check) {
+            Ok(Some((live_plan, read, read_record))) => {
+                note = read;
+                record = Some(read_record);
+                Some(live_plan)
+            }
+            Ok(None) => None,
+            Err(outcome) => return outcome,
+        },
     };
     // The plan with the cluster's subnets is checked again: a joined node's subnet may be the one
     // a node not yet joined pins (HG113). HG117 is render's to say: the routes it writes hold
@@ -129,10 +140,80 @@ pub fn run(args: RenderArgs) -> Outcome {
         let _ = std::io::stderr().write_all(note.as_bytes());
     }
     if args.check {
-        check(&args.out, &artifacts, &name)
+        check(&args.out, &artifacts, &name, record.as_ref())
     } else {
-        write_out(&args.out, &artifacts, args.force)
+        let remembered = record
+            .as_ref()
+            .map(LiveRecord::manifest_lines)
+            .unwrap_or_default();
+        write_out(&args.out, &artifacts, args.force, &remembered)
     }
+}
+
+/// With no cluster flag, over a directory an earlier render wrote from the cluster: the plan
+/// with the subnets it read then, so that neither `render` nor `--check` puts the predictions
+/// back (a node's `spec.podCIDR` never changes once set, see [`crate::render::live_record`]).
+/// When they no longer cover the spec (a node added, `clusterCidr` changed), nothing is
+/// rendered: the cluster must be read again, and the message says how.
+fn remembered(
+    out: &Path,
+    plan: &Plan,
+    spec_name: &str,
+    checking: bool,
+) -> Result<Option<(Plan, String, LiveRecord)>, Outcome> {
+    let manifest_name = format!("{}/{}", out.display(), write::MANIFEST);
+    let bytes = write::read_manifest_of(out).map_err(|error| {
+        complain(&error.0);
+        Outcome::Unusable
+    })?;
+    let Some(bytes) = bytes else {
+        return Ok(None);
+    };
+    let record =
+        LiveRecord::parse(&String::from_utf8_lossy(&bytes), &manifest_name).map_err(|message| {
+            complain(&format!("{message}; nothing was rendered"));
+            Outcome::Unusable
+        })?;
+    let Some(record) = record else {
+        return Ok(None);
+    };
+    let subnets = match record.subnets_for(plan) {
+        Ok(subnets) => subnets,
+        Err(stale) => {
+            let text = format!(
+                "{} was rendered with the pod subnets {}, and they no longer cover the spec: {}\n{}\n",
+                out.display(),
+                record.source.describe(),
+                stale.0,
+                refresh_advice(spec_name, out)
+            );
+            if checking {
+                return Err(emit(&terminal_text(&text), Outcome::Errors));
+            }
+            complain(&format!(
+                "{}; nothing was rendered, as a render without the cluster would replace the subnets read from it with predictions",
+                text.trim_end().replace('\n', "; ")
+            ));
+            return Err(Outcome::Errors);
+        }
+    };
+    let live_plan = plan.with_live_subnets(&subnets);
+    let read = subnets.iter().flatten().count();
+    let note = format!(
+        "the pod subnets of {read} of {} planned nodes are the ones an earlier render {} (kept in `{manifest_name}`); `--kubectl` or `--cluster FILE` reads them again\n",
+        live_plan.nodes.len(),
+        record.source.describe(),
+    );
+    Ok(Some((live_plan, note, record)))
+}
+
+/// The commands that read the cluster again: never a plain `render`, which has nothing newer
+/// than the subnets it already remembers.
+fn refresh_advice(spec_name: &str, out: &Path) -> String {
+    format!(
+        "read them again from the cluster: `hybridgen render {spec_name} --out {} --kubectl`, or `--cluster FILE` with a fresh capture (`hybridgen verify {spec_name} --print-capture` prints the commands)",
+        out.display()
+    )
 }
 
 /// The plan with the joined nodes' subnets read from the cluster, and a line saying how many; or,
@@ -145,7 +226,7 @@ fn from_cluster(
     spec: &Spec,
     plan: &Plan,
     overrides: &Overrides,
-) -> Result<(Plan, String), Outcome> {
+) -> Result<(Plan, String, LiveRecord), Outcome> {
     let observed = verify::observe(source, plan, live.flannel_annotation_prefix.as_deref())
         .map_err(|message| {
             complain(&format!("{message}; nothing was rendered"));
@@ -185,7 +266,18 @@ fn from_cluster(
         ));
         return Err(Outcome::Errors);
     }
-    let live_plan = plan.with_live_subnets(&observed.matching.pod_subnets(&observed.cluster));
+    let subnets = observed.matching.pod_subnets(&observed.cluster);
+    let live_plan = plan.with_live_subnets(&subnets);
+    let recorded = match source {
+        Source::Kubectl(..) => LiveSource::Kubectl,
+        // Its name only: the manifest is committed, and a path would differ between machines.
+        Source::Files([one]) => LiveSource::Capture(
+            one.file_name()
+                .map(|name| name.to_string_lossy().into_owned()),
+        ),
+        Source::Files(_) => LiveSource::Capture(None),
+    };
+    let record = LiveRecord::of(recorded, plan, &subnets);
     let read = live_plan
         .nodes
         .iter()
@@ -195,11 +287,17 @@ fn from_cluster(
         "the pod subnets of {read} of {} planned nodes were read from the cluster\n",
         live_plan.nodes.len()
     );
-    Ok((live_plan, note))
+    Ok((live_plan, note, record))
 }
 
 /// `--check`: what differs between the rendered artifacts and the directory; nothing is written.
-fn check(out: &Path, artifacts: &[Artifact], spec_name: &str) -> Outcome {
+/// `record`: the subnets an earlier render read from the cluster, which this check rendered from.
+fn check(
+    out: &Path,
+    artifacts: &[Artifact],
+    spec_name: &str,
+    record: Option<&LiveRecord>,
+) -> Outcome {
     let drift = match write::check(out, artifacts) {
         Ok(drift) => drift,
         Err(error) => {
@@ -215,46 +313,100 @@ fn check(out: &Path, artifacts: &[Artifact], spec_name: &str) -> Outcome {
         );
         return emit(&text, Outcome::Clean);
     }
+    let edited = drift
+        .iter()
+        .filter(|item| matches!(item, Drift::HandEdited { .. }))
+        .count();
+    let stale = drift.len() - edited;
+    let mut parts = Vec::new();
+    if stale > 0 {
+        parts.push(format!("{} stale", files(stale)));
+    }
+    if edited > 0 {
+        parts.push(format!("{} edited by hand", files(edited)));
+    }
     let mut text = format!(
-        "{} stale in {} ({} artifacts rendered):\n",
-        if drift.len() == 1 {
-            "1 file is".to_string()
-        } else {
-            format!("{} files are", drift.len())
-        },
+        "{} in {} ({} artifacts rendered):\n",
+        parts.join(", "),
         out.display(),
         artifacts.len()
     );
     for item in &drift {
         match item {
             Drift::Missing(path) => text.push_str(&format!("missing: {path}\n")),
-            Drift::Differs { path, diff } => {
-                text.push_str(&format!("differs: {path}\n{diff}"));
-                if !diff.ends_with('\n') {
-                    text.push('\n');
-                }
-            }
+            Drift::Differs { path, diff } => push_diff(&mut text, "differs", path, diff),
+            Drift::HandEdited { path, diff } => push_diff(&mut text, "edited by hand", path, diff),
             Drift::Obsolete(path) => text.push_str(&format!("no longer rendered: {path}\n")),
             Drift::Kept(path) => text.push_str(&format!(
                 "no longer rendered, but not as hybridgen wrote it (render leaves it; remove it yourself): {path}\n"
             )),
         }
     }
-    text.push_str(&format!(
-        "run `hybridgen render {spec_name} --out {}` to update them\n",
-        out.display()
-    ));
+    if edited > 0 {
+        text.push_str(HAND_EDITED_ADVICE);
+        text.push('\n');
+    }
+    if stale > 0 {
+        text.push_str(&format!(
+            "run `hybridgen render {spec_name} --out {}` to update them",
+            out.display()
+        ));
+        if let Some(record) = record {
+            text.push_str(&format!(
+                "; it keeps the pod subnets {} by an earlier render, and `--kubectl` or `--cluster FILE` reads them again",
+                record.source.describe()
+            ));
+        }
+        text.push('\n');
+    }
     emit(&terminal_text(&text), Outcome::Errors)
 }
 
-/// Writes the artifacts and says what changed.
-fn write_out(out: &Path, artifacts: &[Artifact], force: bool) -> Outcome {
-    match write::write_all(out, artifacts, force) {
+/// What a hand edit calls for: rendered files are rewritten from the spec on every render.
+const HAND_EDITED_ADVICE: &str = "rendered files are rewritten from the spec: make the change in the spec (or in a file of your own beside them), restore the edited files (`git checkout -- FILE`), or render with `--force` to replace them";
+
+/// `1 file is`, `2 files are`.
+fn files(count: usize) -> String {
+    if count == 1 {
+        "1 file is".to_string()
+    } else {
+        format!("{count} files are")
+    }
+}
+
+fn push_diff(text: &mut String, what: &str, path: &str, diff: &str) {
+    text.push_str(&format!("{what}: {path}\n{diff}"));
+    if !diff.ends_with('\n') {
+        text.push('\n');
+    }
+}
+
+/// Writes the artifacts and says what changed; or, when files were edited by hand, names them
+/// with their diffs and writes nothing.
+fn write_out(out: &Path, artifacts: &[Artifact], force: bool, remembered: &str) -> Outcome {
+    match write::write_all(out, artifacts, force, remembered) {
         Ok(written) => emit(
             &terminal_text(&written_text(out, artifacts.len(), &written)),
             Outcome::Clean,
         ),
-        Err(error) => {
+        Err(Refusal::HandEdited(edited)) => {
+            let mut text = format!(
+                "error: {} in {} edited by hand since hybridgen wrote {}; nothing was written\n",
+                files(edited.len()),
+                out.display(),
+                if edited.len() == 1 { "it" } else { "them" }
+            );
+            for item in &edited {
+                if let Drift::HandEdited { path, diff } = item {
+                    push_diff(&mut text, "edited by hand", path, diff);
+                }
+            }
+            text.push_str(HAND_EDITED_ADVICE);
+            text.push('\n');
+            let _ = std::io::stderr().write_all(terminal_text(&text).as_bytes());
+            Outcome::Errors
+        }
+        Err(Refusal::Failed(error)) => {
             complain(&error.0);
             Outcome::Unusable
         }
