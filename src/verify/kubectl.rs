@@ -366,13 +366,55 @@ fn end_group(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// kubectl's standard error as a failure quotes it: escaped, on one line, cut short.
+/// kubectl's standard error as a failure quotes it: its last line, which is where kubectl says
+/// what went wrong (`The connection to the server … was refused`), after any number of client-go
+/// log lines (`memcache.go:265] "Unhandled Error" …`); escaped, on one line, cut short, and
+/// saying how many lines came before it.
 fn quoted_stderr(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    escape::bounded(&lines.join(" "), STDERR_QUOTED_CHARS)
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(last) = lines.next_back() else {
+        return String::new();
+    };
+    let earlier = lines.count();
+    let quoted = escape::bounded(last, STDERR_QUOTED_CHARS);
+    match earlier {
+        0 => quoted,
+        1 => format!("{quoted} (after 1 earlier line)"),
+        count => format!("{quoted} (after {count} earlier lines)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted_stderr;
+
+    #[test]
+    fn a_failure_quotes_kubectls_last_line() {
+        let noise = "E1126 11:51:20.850550 17300 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server API group list: Get \\\"http://localhost:8080/api?timeout=32s\\\": dial tcp [::1]:8080: connect: connection refused\"\n";
+        let stderr = format!(
+            "{}\nThe connection to the server localhost:8080 was refused - did you specify the right host or port?\n",
+            noise.repeat(5)
+        );
+        assert_eq!(
+            quoted_stderr(stderr.as_bytes()),
+            "The connection to the server localhost:8080 was refused - did you specify the right host or port? (after 5 earlier lines)"
+        );
+    }
+
+    #[test]
+    fn the_last_line_is_escaped_and_bounded() {
+        let stderr = format!("first\n\u{1b}]0;x\u{7}{}\n", "y".repeat(5000));
+        let quoted = quoted_stderr(stderr.as_bytes());
+        assert!(
+            !quoted.contains('\u{1b}') && !quoted.contains('\u{7}'),
+            "{quoted}"
+        );
+        assert!(
+            quoted.contains("more characters") && quoted.len() < 800,
+            "{quoted}"
+        );
+        assert!(quoted.ends_with("(after 1 earlier line)"), "{quoted}");
+        assert_eq!(quoted_stderr(b"\n \n"), "");
+    }
 }
