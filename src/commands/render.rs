@@ -3,8 +3,9 @@
 //! come from the cluster, read as `verify` reads it, into the plan every artifact is rendered from.
 
 use super::live_source::LiveArgs;
-use super::report_options::{Overrides, SeverityArgs};
-use super::{Outcome, complain, complain_findings, complain_reports, emit, read_input};
+use super::render_output::{RenderFormat, Reporter};
+use super::report_options::{ColorChoice, Overrides, SeverityArgs};
+use super::{Outcome, read_input};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
 use crate::pipeline::{self, Checked};
@@ -17,7 +18,6 @@ use crate::rules::{self, cidr::POD_CIDR_PREDICTED, live::LiveContext};
 use crate::spec::Spec;
 use crate::verify::{self, Source};
 use clap::Args;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -43,21 +43,42 @@ pub struct RenderArgs {
     live: LiveArgs,
     #[command(flatten)]
     severities: SeverityArgs,
+    /// Output format: `human`, or `json` (one document on standard output, whatever the outcome).
+    #[arg(long, value_enum, default_value_t = RenderFormat::Human)]
+    format: RenderFormat,
+    /// When to colour the findings.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    /// Print errors only: no warnings, no notes, nothing when all went well.
+    #[arg(short, long)]
+    quiet: bool,
 }
 
 /// What an old command line with `--allow-missing-secrets` is told, rather than a silent no-op.
 const REMOVED_SECRETS_FLAG: &str = "`--allow-missing-secrets` was removed: `render` reads no secret any more, so none can be missing. The node scripts (join.ps1, install.sh, install.ps1) read the join secrets from the environment when they run; drop the flag";
 
 pub fn run(args: RenderArgs) -> Outcome {
+    let mut reporter = Reporter::new(
+        args.format,
+        args.quiet,
+        args.color,
+        args.check,
+        args.out.display().to_string(),
+    );
+    let outcome = render_reported(&args, &mut reporter);
+    reporter.finish(outcome)
+}
+
+fn render_reported(args: &RenderArgs, reporter: &mut Reporter) -> Outcome {
     if args.allow_missing_secrets {
-        complain(REMOVED_SECRETS_FLAG);
+        reporter.error(REMOVED_SECRETS_FLAG);
         return Outcome::Unusable;
     }
     let name = args.spec.display().to_string();
     let bytes = match read_input(&args.spec) {
         Ok(bytes) => bytes,
         Err(error) => {
-            complain(&format!("cannot read `{name}`: {error}"));
+            reporter.error(&format!("cannot read `{name}`: {error}"));
             return Outcome::Unusable;
         }
     };
@@ -69,19 +90,21 @@ pub fn run(args: RenderArgs) -> Outcome {
     let checked = pipeline::check(&name, bytes);
     let diagnostics = overrides.apply(checked.diagnostics.clone());
     let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
-        complain_findings(&checked, &diagnostics);
-        complain(&format!("`{name}` has errors; nothing was rendered"));
+        reporter.findings(&[checked.report(&reporter.shown(&diagnostics))]);
+        reporter.error(&format!("`{name}` has errors; nothing was rendered"));
         return Outcome::Errors;
     };
     if diagnostics.iter().any(Diagnostic::is_error) {
-        complain_findings(&checked, &diagnostics);
-        complain(&format!("`{name}` has errors; nothing was rendered"));
+        reporter.findings(&[checked.report(&reporter.shown(&diagnostics))]);
+        reporter.error(&format!("`{name}` has errors; nothing was rendered"));
         return Outcome::Errors;
     }
     let mut note = String::new();
     let mut record = None;
     let live_plan = match args.live.source() {
-        Some(source) => match from_cluster(source, &args.live, &checked, spec, plan, &overrides) {
+        Some(source) => match from_cluster(
+            source, &args.live, &checked, spec, plan, &overrides, reporter,
+        ) {
             Ok((live_plan, read, read_record)) => {
                 note = read;
                 record = Some(read_record);
@@ -89,7 +112,7 @@ pub fn run(args: RenderArgs) -> Outcome {
             }
             Err(outcome) => return outcome,
         },
-        None => match remembered(&args.out, plan, &name, args.check) {
+        None => match remembered(&args.out, plan, &name, args.check, reporter) {
             Ok(Some((live_plan, read, read_record))) => {
                 note = read;
                 record = Some(read_record);
@@ -110,11 +133,9 @@ pub fn run(args: RenderArgs) -> Outcome {
         .into_iter()
         .filter(|finding| finding.is_error() || finding.rule.code == POD_CIDR_PREDICTED.code)
         .collect();
-    if !shown.is_empty() {
-        complain_findings(&checked, &shown);
-    }
+    reporter.findings(&[checked.report(&reporter.shown(&shown))]);
     if shown.iter().any(Diagnostic::is_error) {
-        complain(&format!(
+        reporter.error(&format!(
             "`{name}` has errors with the cluster's pod subnets; nothing was rendered"
         ));
         return Outcome::Errors;
@@ -132,21 +153,19 @@ pub fn run(args: RenderArgs) -> Outcome {
     let artifacts = match render::render_all(&input) {
         Ok(artifacts) => artifacts,
         Err(error) => {
-            complain(&error.0);
+            reporter.error(&error.0);
             return Outcome::Errors;
         }
     };
-    if !note.is_empty() {
-        let _ = std::io::stderr().write_all(note.as_bytes());
-    }
+    reporter.note(&note);
     if args.check {
-        check(&args.out, &artifacts, &name, record.as_ref())
+        check(&args.out, &artifacts, &name, record.as_ref(), reporter)
     } else {
         let remembered = record
             .as_ref()
             .map(LiveRecord::manifest_lines)
             .unwrap_or_default();
-        write_out(&args.out, &artifacts, args.force, &remembered)
+        write_out(&args.out, &artifacts, args.force, &remembered, reporter)
     }
 }
 
@@ -160,10 +179,11 @@ fn remembered(
     plan: &Plan,
     spec_name: &str,
     checking: bool,
+    reporter: &mut Reporter,
 ) -> Result<Option<(Plan, String, LiveRecord)>, Outcome> {
     let manifest_name = format!("{}/{}", out.display(), write::MANIFEST);
     let bytes = write::read_manifest_of(out).map_err(|error| {
-        complain(&error.0);
+        reporter.error(&error.0);
         Outcome::Unusable
     })?;
     let Some(bytes) = bytes else {
@@ -171,7 +191,7 @@ fn remembered(
     };
     let record =
         LiveRecord::parse(&String::from_utf8_lossy(&bytes), &manifest_name).map_err(|message| {
-            complain(&format!("{message}; nothing was rendered"));
+            reporter.error(&format!("{message}; nothing was rendered"));
             Outcome::Unusable
         })?;
     let Some(record) = record else {
@@ -188,9 +208,11 @@ fn remembered(
                 refresh_advice(spec_name, out)
             );
             if checking {
-                return Err(emit(&terminal_text(&text), Outcome::Errors));
+                reporter.say(&terminal_text(&text), true);
+                reporter.error(text.lines().next().unwrap_or_default());
+                return Err(Outcome::Errors);
             }
-            complain(&format!(
+            reporter.error(&format!(
                 "{}; nothing was rendered, as a render without the cluster would replace the subnets read from it with predictions",
                 text.trim_end().replace('\n', "; ")
             ));
@@ -226,23 +248,26 @@ fn from_cluster(
     spec: &Spec,
     plan: &Plan,
     overrides: &Overrides,
+    reporter: &mut Reporter,
 ) -> Result<(Plan, String, LiveRecord), Outcome> {
     let observed = verify::observe(source, plan, live.flannel_annotation_prefix.as_deref())
         .map_err(|message| {
-            complain(&format!("{message}; nothing was rendered"));
+            reporter.error(&format!("{message}; nothing was rendered"));
             Outcome::Unusable
         })?;
-    let subnet_findings = overrides.apply(rules::live::live_subnet_findings(&LiveContext {
-        spec,
-        plan,
-        cluster: &observed.cluster,
-        matching: &observed.matching,
-    }));
+    let subnet_findings = reporter.shown(&overrides.apply(rules::live::live_subnet_findings(
+        &LiveContext {
+            spec,
+            plan,
+            cluster: &observed.cluster,
+            matching: &observed.matching,
+        },
+    )));
     let capture_findings: Vec<Vec<Diagnostic>> = observed
         .captured
         .files
         .iter()
-        .map(|file| overrides.apply(file.diagnostics.clone()))
+        .map(|file| reporter.shown(&overrides.apply(file.diagnostics.clone())))
         .collect();
     let mut reports = Vec::new();
     if !subnet_findings.is_empty() {
@@ -256,11 +281,9 @@ fn from_cluster(
     let errors = reports
         .iter()
         .any(|report| report.count(Severity::Error) > 0);
-    if !reports.is_empty() {
-        complain_reports(&reports);
-    }
+    reporter.findings(&reports);
     if errors {
-        complain(&format!(
+        reporter.error(&format!(
             "the cluster's pod subnets cannot be used for `{}`; nothing was rendered",
             checked.file.source.name()
         ));
@@ -297,21 +320,25 @@ fn check(
     artifacts: &[Artifact],
     spec_name: &str,
     record: Option<&LiveRecord>,
+    reporter: &mut Reporter,
 ) -> Outcome {
     let drift = match write::check(out, artifacts) {
         Ok(drift) => drift,
         Err(error) => {
-            complain(&error.0);
+            reporter.error(&error.0);
             return Outcome::Unusable;
         }
     };
     if drift.is_empty() {
-        let text = format!(
-            "{} artifacts in {} are up to date\n",
-            artifacts.len(),
-            out.display()
+        reporter.say(
+            &format!(
+                "{} artifacts in {} are up to date\n",
+                artifacts.len(),
+                out.display()
+            ),
+            false,
         );
-        return emit(&text, Outcome::Clean);
+        return Outcome::Clean;
     }
     let edited = drift
         .iter()
@@ -333,13 +360,28 @@ fn check(
     );
     for item in &drift {
         match item {
-            Drift::Missing(path) => text.push_str(&format!("missing: {path}\n")),
-            Drift::Differs { path, diff } => push_diff(&mut text, "differs", path, diff),
-            Drift::HandEdited { path, diff } => push_diff(&mut text, "edited by hand", path, diff),
-            Drift::Obsolete(path) => text.push_str(&format!("no longer rendered: {path}\n")),
-            Drift::Kept(path) => text.push_str(&format!(
-                "no longer rendered, but not as hybridgen wrote it (render leaves it; remove it yourself): {path}\n"
-            )),
+            Drift::Missing(path) => {
+                text.push_str(&format!("missing: {path}\n"));
+                reporter.file(path, "missing", None);
+            }
+            Drift::Differs { path, diff } => {
+                push_diff(&mut text, "differs", path, diff);
+                reporter.file(path, "differs", Some(&terminal_text(diff)));
+            }
+            Drift::HandEdited { path, diff } => {
+                push_diff(&mut text, "edited by hand", path, diff);
+                reporter.file(path, "handEdited", Some(&terminal_text(diff)));
+            }
+            Drift::Obsolete(path) => {
+                text.push_str(&format!("no longer rendered: {path}\n"));
+                reporter.file(path, "obsolete", None);
+            }
+            Drift::Kept(path) => {
+                text.push_str(&format!(
+                    "no longer rendered, but not as hybridgen wrote it (render leaves it; remove it yourself): {path}\n"
+                ));
+                reporter.file(path, "kept", None);
+            }
         }
     }
     if edited > 0 {
@@ -359,7 +401,8 @@ fn check(
         }
         text.push('\n');
     }
-    emit(&terminal_text(&text), Outcome::Errors)
+    reporter.say(&terminal_text(&text), true);
+    Outcome::Errors
 }
 
 /// What a hand edit calls for: rendered files are rewritten from the spec on every render.
@@ -383,31 +426,55 @@ fn push_diff(text: &mut String, what: &str, path: &str, diff: &str) {
 
 /// Writes the artifacts and says what changed; or, when files were edited by hand, names them
 /// with their diffs and writes nothing.
-fn write_out(out: &Path, artifacts: &[Artifact], force: bool, remembered: &str) -> Outcome {
+fn write_out(
+    out: &Path,
+    artifacts: &[Artifact],
+    force: bool,
+    remembered: &str,
+    reporter: &mut Reporter,
+) -> Outcome {
     match write::write_all(out, artifacts, force, remembered) {
-        Ok(written) => emit(
-            &terminal_text(&written_text(out, artifacts.len(), &written)),
-            Outcome::Clean,
-        ),
-        Err(Refusal::HandEdited(edited)) => {
-            let mut text = format!(
-                "error: {} in {} edited by hand since hybridgen wrote {}; nothing was written\n",
-                files(edited.len()),
-                out.display(),
-                if edited.len() == 1 { "it" } else { "them" }
+        Ok(written) => {
+            for (paths, status) in [
+                (&written.changed, "written"),
+                (&written.unchanged, "unchanged"),
+                (&written.removed, "removed"),
+                (&written.kept, "kept"),
+            ] {
+                for path in paths {
+                    reporter.file(path, status, None);
+                }
+            }
+            reporter.say(
+                &terminal_text(&written_text(out, artifacts.len(), &written)),
+                false,
             );
+            Outcome::Clean
+        }
+        Err(Refusal::HandEdited(edited)) => {
+            let (count, verb, pronoun) = match edited.len() {
+                1 => ("1 file".to_string(), "was", "it"),
+                count => (format!("{count} files"), "were", "them"),
+            };
+            let headline = format!(
+                "{count} in {} {verb} edited by hand since hybridgen wrote {pronoun}; nothing was written",
+                out.display(),
+            );
+            let mut text = String::new();
             for item in &edited {
                 if let Drift::HandEdited { path, diff } = item {
                     push_diff(&mut text, "edited by hand", path, diff);
+                    reporter.file(path, "handEdited", Some(&terminal_text(diff)));
                 }
             }
             text.push_str(HAND_EDITED_ADVICE);
             text.push('\n');
-            let _ = std::io::stderr().write_all(terminal_text(&text).as_bytes());
+            reporter.error(&headline);
+            reporter.error_text(&terminal_text(&text));
             Outcome::Errors
         }
         Err(Refusal::Failed(error)) => {
-            complain(&error.0);
+            reporter.error(&error.0);
             Outcome::Unusable
         }
     }
