@@ -28,13 +28,16 @@ pub struct RenderArgs {
     /// The directory to write into (created when missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Write nothing; exit 1 listing the files that differ from the rendered ones, or are missing.
+    /// Write nothing; exit 1 listing the files that differ from the rendered ones, are missing,
+    /// or were edited by hand. Without `--kubectl` or `--cluster`, the pod subnets an earlier
+    /// render read from the cluster (kept in the manifest) are used.
     #[arg(long)]
     check: bool,
     /// Removed: `render` reads no secret, so none can be missing (see `REMOVED_SECRETS_FLAG`).
     #[arg(long, hide = true)]
     allow_missing_secrets: bool,
-    /// Overwrite files in the output directory that hybridgen did not write.
+    /// Overwrite files in the output directory that hybridgen did not write, and rendered files
+    /// edited by hand since (which a render otherwise keeps, writing nothing).
     #[arg(long)]
     force: bool,
     /// Take the joined nodes' pod subnets from the cluster (`spec.podCIDR`) for every artifact
@@ -209,7 +212,7 @@ fn remembered(
             );
             if checking {
                 reporter.say(&terminal_text(&text), true);
-                reporter.error(text.lines().next().unwrap_or_default());
+                reporter.json_error(text.lines().next().unwrap_or_default());
                 return Err(Outcome::Errors);
             }
             reporter.error(&format!(

@@ -139,6 +139,11 @@ impl Reporter {
     /// An error on one line of standard error; in JSON also in the document.
     pub fn error(&mut self, message: &str) {
         complain(message);
+        self.json_error(message);
+    }
+
+    /// An error for the JSON document only: human output says it on standard output.
+    pub fn json_error(&mut self, message: &str) {
         if self.format == RenderFormat::Json {
             self.errors
                 .push(escape::no_workflow_commands(escape::inline(message)));
