@@ -290,6 +290,10 @@ fn remembered_lines_a_pull_request_could_commit_are_validated() {
             "not a Kubernetes node name",
         ),
         (".live-node win-0 10.244.1.0/24", "listed twice"),
+        (
+            ".live-node win-9 10.244.2.0/24",
+            "another node has this subnet",
+        ),
     ] {
         let dir = rendered_from_cluster("hostile");
         let path = dir.join("deploy/.hybridgen-manifest");
