@@ -336,3 +336,66 @@ fn remembered_subnets_that_no_longer_fit_the_spec_ask_for_the_cluster() {
     );
     assert!(check.stdout.contains("--kubectl"), "{}", check.all());
 }
+
+/// `render --kubectl` through the test kubectl of `tests/fixtures/hardening` (a script that prints
+/// the capture files of `FAKE_KUBECTL_DIR`), run in `dir` with no other variable but `PATH`.
+fn render_with_kubectl(dir: &Path, mode: &str) -> Run {
+    let kubectl =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hardening/fake-kubectl");
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("FAKE_KUBECTL_DIR", dir.join("kubectl-capture"))
+        .env("FAKE_KUBECTL_MODE", mode)
+        .args(["render", "spec.yaml", "--out", "deploy"])
+        .arg(format!("--kubectl={}", kubectl.display()))
+        .output()
+        .unwrap();
+    Run {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn a_render_with_kubectl_is_remembered_as_read_with_kubectl() {
+    let dir = scratch("kubectl");
+    std::fs::write(dir.join("spec.yaml"), spec_text(&NODES)).unwrap();
+    let capture = dir.join("kubectl-capture");
+    std::fs::create_dir_all(&capture).unwrap();
+    std::fs::write(capture.join("nodes.json"), nodes_capture()).unwrap();
+    for listed in ["daemonsets.json", "pods.json"] {
+        std::fs::write(
+            capture.join(listed),
+            r#"{"apiVersion": "v1", "kind": "List", "items": []}"#,
+        )
+        .unwrap();
+    }
+    let run = render_with_kubectl(&dir, "");
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let manifest = std::fs::read_to_string(dir.join("deploy/.hybridgen-manifest")).unwrap();
+    assert!(manifest.contains(".live-source kubectl\n"), "{manifest}");
+    assert!(live_route_of_linux_worker(&dir));
+    let check = render(&dir, &["--check"]);
+    assert_eq!(check.code, Some(0), "{}", check.all());
+    assert!(
+        check.stderr.contains("read with kubectl"),
+        "{}",
+        check.all()
+    );
+
+    // A kubectl that fails after 50 MB of noise: its last line is quoted, and nothing changes.
+    let before = tree(&dir.join("deploy"));
+    let failed = render_with_kubectl(&dir, "stderr");
+    assert_eq!(failed.code, Some(2), "{}", failed.all());
+    assert!(
+        failed
+            .stderr
+            .contains("::error file=x::injected (after 2 earlier lines)"),
+        "{}",
+        failed.all()
+    );
+    assert_eq!(tree(&dir.join("deploy")), before);
+}

@@ -188,7 +188,13 @@ fn a_failing_kubectls_huge_stderr_is_quoted_short_and_escaped() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("more characters"), "{}", run.stderr);
+    // kubectl's last line is quoted (it says what went wrong), not the 50 MB before it.
+    assert!(
+        run.stderr
+            .contains("failed (exit status 1): ::error file=x::injected (after 2 earlier lines)"),
+        "{}",
+        run.stderr
+    );
 }
 
 // 2. Silent passes.

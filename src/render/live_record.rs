@@ -128,6 +128,7 @@ impl LiveRecord {
     pub fn parse(manifest: &str, manifest_name: &str) -> Result<Option<Self>, String> {
         let mut source = None;
         let mut nodes = BTreeMap::new();
+        let mut held = std::collections::BTreeSet::new();
         let fix = "render from the cluster again (`--kubectl`, or `--cluster FILE` with a fresh capture), which rewrites these lines";
         for (number, line) in manifest.lines().enumerate() {
             let bad = |what: &str| {
@@ -173,6 +174,13 @@ impl LiveRecord {
                     };
                     if nodes.insert(name.to_string(), value).is_some() {
                         return Err(bad("the node is listed twice"));
+                    }
+                    // The cluster never gives two nodes one subnet: such a line was written by
+                    // hand.
+                    if let Some(subnet) = value
+                        && !held.insert(subnet)
+                    {
+                        return Err(bad("another node has this subnet"));
                     }
                     if nodes.len() > MAX_NODES {
                         return Err(bad("too many node lines"));
@@ -293,6 +301,10 @@ mod tests {
             (".live-source capture $(reboot)", "plain path"),
             (".live-source ssh", "neither"),
             (".live-whatever", "unknown live line"),
+            (
+                ".live-node win-1 10.244.9.0/24\n.live-node win-2 10.244.9.0/24",
+                "another node has this subnet",
+            ),
         ] {
             let text = format!(".live-source kubectl\n{line}\n");
             let text = if line.starts_with(".live-source") {

@@ -127,7 +127,8 @@ pub struct Limits {
     pub timeout: Duration,
     /// The most a command may print on standard output: a capture file's budget.
     pub stdout_bytes: u64,
-    /// The most of its standard error that is kept; the message quotes less.
+    /// The most of its standard error that is kept: the end of it, where kubectl says what went
+    /// wrong; the message quotes less.
     pub stderr_bytes: u64,
 }
 
@@ -216,7 +217,7 @@ fn run_one(kubectl: &Path, capture: &Capture, limits: Limits) -> Result<Vec<u8>,
     if let Some(stderr) = child.stderr.take() {
         let limit = limits.stderr_bytes;
         std::thread::spawn(move || {
-            let _ = sender.send(Output::Stderr(read_draining(stderr, limit)));
+            let _ = sender.send(Output::Stderr(read_tail(stderr, limit)));
         });
     }
     let mut stdout = None;
@@ -321,11 +322,30 @@ fn read_capped(stream: impl std::io::Read, limit: u64) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-fn read_draining(mut stream: impl std::io::Read, limit: u64) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let _ = (&mut stream).take(limit).read_to_end(&mut bytes);
-    let _ = std::io::copy(&mut stream, &mut std::io::sink());
-    bytes
+/// The last `limit` bytes of a stream read to its end: kubectl says what went wrong on its last
+/// line, after whatever client-go logged before it.
+fn read_tail(mut stream: impl std::io::Read, limit: u64) -> Vec<u8> {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut kept = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(read) => {
+                kept.extend_from_slice(&chunk[..read]);
+                // Dropped in halves, so that each byte is moved a bounded number of times.
+                if kept.len() > limit.saturating_mul(2) {
+                    kept.drain(..kept.len() - limit);
+                }
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    if kept.len() > limit {
+        kept.drain(..kept.len() - limit);
+    }
+    kept
 }
 
 /// Whether kubectl has exited, without reaping it (`waitid` with `WNOWAIT`): its process id stays
@@ -399,6 +419,20 @@ mod tests {
         assert_eq!(
             quoted_stderr(stderr.as_bytes()),
             "The connection to the server localhost:8080 was refused - did you specify the right host or port? (after 5 earlier lines)"
+        );
+    }
+
+    #[test]
+    fn only_the_tail_of_a_long_stderr_is_kept() {
+        let mut stderr = vec![b'x'; 200_000];
+        stderr.extend_from_slice(b"\nerror: the server doesn't have a resource type \"nodes\"\n");
+        let tail = super::read_tail(&stderr[..], 1000);
+        assert_eq!(tail.len(), 1000);
+        assert!(stderr.ends_with(&tail));
+        assert!(
+            quoted_stderr(&tail).starts_with("error: the server doesn't have a resource type"),
+            "{}",
+            quoted_stderr(&tail)
         );
     }
 
