@@ -1,6 +1,9 @@
 //! `hybridgen render`: write the artifacts of a spec that has no errors, or with `--check` say
-//! which committed ones are stale. With `--cluster` or `--kubectl` the joined nodes' pod subnets
-//! come from the cluster, read as `verify` reads it, into the plan every artifact is rendered from.
+//! which committed ones are stale or were edited by hand. With `--cluster` or `--kubectl` the
+//! joined nodes' pod subnets come from the cluster, read as `verify` reads it, into the plan every
+//! artifact is rendered from, and the manifest remembers them ([`crate::render::live_record`]);
+//! without either flag, a directory rendered from the cluster is rendered from what it remembers,
+//! never from predictions. Output goes through [`super::render_output`] (`-q`, `--format`).
 
 use super::live_source::LiveArgs;
 use super::render_output::{RenderFormat, Reporter};

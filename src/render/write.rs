@@ -35,6 +35,12 @@
 //! it, and which git never records, so a committed look-alike is left alone. Removal never
 //! follows a link and never leaves the filesystem.
 //!
+//! A file the manifest lists whose SHA-256 is no longer the manifest's was edited by hand since
+//! hybridgen wrote it: a write stops before building anything and returns each such file with
+//! its diff ([`Refusal::HandEdited`]), unless `force`; `check` reports it as
+//! [`Drift::HandEdited`]. The hash only tells files apart: a tampered manifest can make a render
+//! refuse, never make it write, remove or read anything it otherwise would not.
+//!
 //! Files are not synced to disk: the guarantee is against processes being killed, not against
 //! the machine losing power (the artifacts can be rendered again from the spec).
 
