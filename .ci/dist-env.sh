@@ -30,3 +30,23 @@ without_rust() {
 # now, and seconds since: `start=$(now)` ... `$(since "$start")` -> 12.3
 now() { date +%s%N; }
 since() { local ms=$((($(date +%s%N) - $1) / 1000000)); printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100)); }
+
+# pre-commit, and the hook repository's build backend in the wheelhouse (pip may not use an index
+# where the hooks install): sets $pre_commit.
+pre_commit_tools() {
+  venv .venv-pre-commit pre-commit==4.7.0
+  pre_commit=$PWD/.venv-pre-commit/bin/pre-commit
+  ls "$wheelhouse"/setuptools-*.whl > /dev/null 2>&1 ||
+    .venv-pre-commit/bin/pip download --quiet --disable-pip-version-check --no-deps --only-binary :all: --dest "$wheelhouse" setuptools==84.2.1
+}
+
+# hook_repository DIR: the hook repository tools/pre-commit-mirror.py writes for the wheel of this
+# commit (built by .ci/build-wheel), committed in DIR; sets $hook_rev to its commit.
+hook_repository() {
+  python3 tools/pre-commit-mirror.py "$version" "$1"
+  "$pre_commit" validate-manifest "$1/.pre-commit-hooks.yaml"
+  git -C "$1" init -q
+  git -C "$1" add -A
+  git -C "$1" -c user.email=ci@localhost -c user.name=ci commit -qm "hybridgen $version"
+  hook_rev=$(git -C "$1" rev-parse HEAD)
+}

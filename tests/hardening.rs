@@ -188,7 +188,13 @@ fn a_failing_kubectls_huge_stderr_is_quoted_short_and_escaped() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("more characters"), "{}", run.stderr);
+    // kubectl's last line is quoted (it says what went wrong), not the 50 MB before it.
+    assert!(
+        run.stderr
+            .contains("failed (exit status 1): ::error file=x::injected (after 2 earlier lines)"),
+        "{}",
+        run.stderr
+    );
 }
 
 // 2. Silent passes.
@@ -952,12 +958,22 @@ fn a_check_diff_of_a_hostile_file_on_disk_is_inert() {
     .unwrap();
     let run = render_with(OLD_SPEC, &out, "--check");
     assert_eq!(run.code, Some(1), "{}", output(&run));
+    // The manifest says hybridgen wrote other bytes: the file was edited by hand.
     assert!(
-        run.stdout.contains("differs: kube-flannel.yml"),
+        run.stdout.contains("edited by hand: kube-flannel.yml"),
         "{}",
         run.stdout
     );
     assert_inert("render --check", &output(&run));
+    // A render refuses it, quoting the same diff on stderr.
+    let run = render(OLD_SPEC, &out);
+    assert_eq!(run.code, Some(1), "{}", output(&run));
+    assert!(
+        run.stderr.contains("edited by hand: kube-flannel.yml"),
+        "{}",
+        run.stderr
+    );
+    assert_inert("render", &output(&run));
 }
 
 #[test]

@@ -302,6 +302,20 @@ fn render_prints_where_the_steps_are_and_the_first_ones() {
     assert_eq!(check.status.code(), Some(0));
     assert!(check.stderr.is_empty());
     std::fs::remove_dir_all(&out).unwrap();
+    let quiet = run(&["-q"]);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert!(quiet.stderr.is_empty(), "-q keeps the hint to itself");
+    std::fs::remove_dir_all(&out).unwrap();
+    let json = run(&["--format", "json"]);
+    let document: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let notes = document["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|note| note.as_str().unwrap().starts_with("next: "))
+    );
+    assert!(json.stderr.is_empty());
+    std::fs::remove_dir_all(&out).unwrap();
 }
 
 /// Every `bash` block is one bash reads (`bash -n`), for every example.

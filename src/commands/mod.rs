@@ -11,6 +11,7 @@ pub mod live_source;
 pub mod man;
 pub mod plan;
 pub mod render;
+pub mod render_output;
 pub mod report_options;
 pub mod settings;
 pub mod spec_files;
@@ -19,7 +20,7 @@ pub mod verify;
 use crate::diagnostic::Diagnostic;
 use crate::load::MAX_SPEC_BYTES;
 use crate::pipeline::Checked;
-use crate::report::{FileReport, human};
+use crate::report::human;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
@@ -60,18 +61,14 @@ pub(crate) fn read_input(path: &Path) -> io::Result<Vec<u8>> {
     crate::input_file::read(path, MAX_SPEC_BYTES)
 }
 
-/// Prints findings for one file on standard error, in the human format without the plan.
+/// Prints one file's findings on standard error, in the human format without the plan.
 pub(crate) fn complain_findings(checked: &Checked, diagnostics: &[Diagnostic]) {
-    complain_reports(&[checked.report(diagnostics)]);
-}
-
-/// Prints reports on standard error, in the human format without the plan.
-pub(crate) fn complain_reports(reports: &[FileReport]) {
     let style = human::Style {
         color: io::stderr().is_terminal()
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         width: 100,
         show_plan: false,
     };
-    let _ = io::stderr().write_all(human::render(reports, style).as_bytes());
+    let report = checked.report(diagnostics);
+    let _ = io::stderr().write_all(human::render(&[report], style).as_bytes());
 }

@@ -11,6 +11,7 @@
 
 pub mod flannel;
 pub mod kubeadm;
+pub mod live_record;
 pub(crate) mod node_secret;
 pub mod plan_file;
 pub mod pod_cidrs;

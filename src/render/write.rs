@@ -35,6 +35,12 @@
 //! it, and which git never records, so a committed look-alike is left alone. Removal never
 //! follows a link and never leaves the filesystem.
 //!
+//! A file the manifest lists whose SHA-256 is no longer the manifest's was edited by hand since
+//! hybridgen wrote it: a write stops before building anything and returns each such file with
+//! its diff ([`Refusal::HandEdited`]), unless `force`; `check` reports it as
+//! [`Drift::HandEdited`]. The hash only tells files apart: a tampered manifest can make a render
+//! refuse, never make it write, remove or read anything it otherwise would not.
+//!
 //! Files are not synced to disk: the guarantee is against processes being killed, not against
 //! the machine losing power (the artifacts can be rendered again from the spec).
 
@@ -58,6 +64,21 @@ pub const MANIFEST: &str = ".hybridgen-manifest";
 #[derive(Debug)]
 pub struct WriteError(pub String);
 
+/// Why a write made no change.
+#[derive(Debug)]
+pub enum Refusal {
+    Failed(WriteError),
+    /// Files the manifest lists whose contents are no longer what hybridgen wrote: edited by
+    /// hand. Without `--force` a render stops before building anything, so they are kept.
+    HandEdited(Vec<Drift>),
+}
+
+impl From<WriteError> for Refusal {
+    fn from(error: WriteError) -> Self {
+        Refusal::Failed(error)
+    }
+}
+
 /// What a write did, file by file.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Written {
@@ -78,6 +99,12 @@ pub enum Drift {
     /// `diff` is a unified diff, or a sentence when the file was not compared by its text (a
     /// symlink, not a regular file, another mode).
     Differs {
+        path: String,
+        diff: String,
+    },
+    /// A file the manifest lists whose contents are not the ones hybridgen wrote (their SHA-256
+    /// differs): edited by hand. `diff` goes from the file on disk to the rendered one.
+    HandEdited {
         path: String,
         diff: String,
     },
@@ -394,11 +421,12 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The manifest of `artifacts`, in path order.
-fn manifest_text(artifacts: &[Artifact]) -> String {
+/// The manifest of `artifacts`, in path order, then `remembered`: lines starting with a dot,
+/// which no artifact path does (what a render from the cluster read, [`super::live_record`]).
+fn manifest_text(artifacts: &[Artifact], remembered: &str) -> String {
     let by_path: BTreeMap<&str, &Artifact> =
         artifacts.iter().map(|a| (a.path.as_str(), a)).collect();
-    by_path
+    let mut text: String = by_path
         .values()
         .map(|artifact| {
             format!(
@@ -408,7 +436,10 @@ fn manifest_text(artifacts: &[Artifact]) -> String {
                 artifact.path
             )
         })
-        .collect()
+        .collect();
+    debug_assert!(remembered.lines().all(|line| line.starts_with('.')));
+    text.push_str(remembered);
+    text
 }
 
 /// The largest manifest read: far above 65,536 nodes' (about 30 MB).
@@ -575,6 +606,15 @@ fn open_for_reading(out: &Path) -> Result<Option<(Option<OwnedFd>, OwnedFd)>, Wr
     Ok(root.map(|root| (Some(parent), root)))
 }
 
+/// The manifest's bytes in `out` (under the shared lock), when it is a regular file within the
+/// size limit; `None` when there is none.
+pub fn read_manifest_of(out: &Path) -> Result<Option<Vec<u8>>, WriteError> {
+    match open_for_reading(&normalized(out))? {
+        Some((_lock, root)) => read_manifest(&mut Beneath::new(root)),
+        None => Ok(None),
+    }
+}
+
 /// The bytes of the regular file at `relative` beneath `out`, opened without following a link;
 /// `None` for anything else (missing, a link, a FIFO, a link on the way).
 pub fn read_regular_beneath(out: &Path, relative: &str) -> Option<Vec<u8>> {
@@ -600,15 +640,18 @@ pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteErro
     };
     let mut tree = Beneath::new(root);
     let failed = |cause: io::Error| error(out, "cannot read", cause);
-    let mut drift = Vec::new();
-    for artifact in artifacts {
-        if let Some(item) = drift_of(&mut tree, artifact).map_err(failed)? {
-            drift.push(item);
-        }
-    }
     let listed = read_manifest(&mut tree)?
         .map(|bytes| parse_manifest(&String::from_utf8_lossy(&bytes)))
         .unwrap_or_default();
+    let mut drift = Vec::new();
+    for artifact in artifacts {
+        let wrote = listed
+            .get(&artifact.path)
+            .and_then(|entry| entry.sha256.as_deref());
+        if let Some(item) = drift_of(&mut tree, artifact, wrote).map_err(failed)? {
+            drift.push(item);
+        }
+    }
     let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
     let (removable, kept) = obsolete(&mut tree, &listed, &rendered).map_err(failed)?;
     drift.extend(removable.into_iter().map(Drift::Obsolete));
@@ -616,7 +659,13 @@ pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteErro
     Ok(drift)
 }
 
-fn drift_of(tree: &mut Beneath, artifact: &Artifact) -> io::Result<Option<Drift>> {
+/// How the file at `artifact`'s path differs from it; `wrote`, the SHA-256 the manifest lists
+/// for the path, tells a file edited by hand from one an older render wrote.
+fn drift_of(
+    tree: &mut Beneath,
+    artifact: &Artifact,
+    wrote: Option<&str>,
+) -> io::Result<Option<Drift>> {
     let differs = |diff: String| {
         Some(Drift::Differs {
             path: artifact.path.clone(),
@@ -630,11 +679,15 @@ fn drift_of(tree: &mut Beneath, artifact: &Artifact) -> io::Result<Option<Drift>
         Compared::Differs { bytes, mode } => {
             let on_disk = String::from_utf8_lossy(&bytes);
             if artifact.contents != on_disk {
-                // No rendered file holds a secret, but one rendered by an older hybridgen may:
-                // the diff masks anything shaped like a bootstrap token or a CA hash.
-                let [expected, actual] = [artifact.contents.as_str(), &on_disk]
-                    .map(|text| crate::redact::masked(text, &[]));
-                differs(unified_diff(&artifact.path, &actual, &expected))
+                let diff = masked_diff(&artifact.path, &on_disk, &artifact.contents);
+                if wrote.is_some_and(|hash| sha256_hex(&bytes) != hash) {
+                    Some(Drift::HandEdited {
+                        path: artifact.path.clone(),
+                        diff,
+                    })
+                } else {
+                    differs(diff)
+                }
             } else if !mode_matches(mode, self::mode(artifact)) {
                 differs(format!(
                     "mode {mode:04o} on disk, rendered {:04o}\n",
@@ -670,7 +723,16 @@ struct Decisions {
 /// 2. The directory as it stands is compared with the artifacts (as `check` does), and the
 ///    manifest's entries no longer rendered are sorted into removable and kept.
 /// 3. The new set is built beside it and swapped in with one rename; the old set is removed.
-pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Written, WriteError> {
+///
+/// A file the manifest lists whose contents are no longer the ones hybridgen wrote was edited
+/// by hand: unless `force`, the write stops at step 2 with every such file and its diff, and
+/// changes nothing. `remembered` is written into the manifest after the files' lines.
+pub fn write_all(
+    out: &Path,
+    artifacts: &[Artifact],
+    force: bool,
+    remembered: &str,
+) -> Result<Written, Refusal> {
     check_paths(artifacts)?;
     let out = &normalized(out);
     let (parent_path, name) = parent_and_name(out)?;
@@ -695,7 +757,7 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
         clear_mark(root);
     }
     let mut tree = old_root.map(Beneath::new);
-    let new_manifest = manifest_text(artifacts);
+    let new_manifest = manifest_text(artifacts, remembered);
     let decisions = match tree.as_mut() {
         Some(tree) => decide(tree, artifacts, &new_manifest, force, out)?,
         None => Decisions {
@@ -743,7 +805,7 @@ pub fn write_all(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Writ
         Ok(made) => made,
         Err(failure) => {
             remove_tree(&parent, &staging);
-            return Err(WriteError(format!("{}; nothing was changed", failure.0)));
+            return Err(WriteError(format!("{}; nothing was changed", failure.0)).into());
         }
     };
     let old_root = tree.as_ref().map(|tree| &tree.root);
@@ -765,7 +827,7 @@ fn decide(
     new_manifest: &str,
     force: bool,
     out: &Path,
-) -> Result<Decisions, WriteError> {
+) -> Result<Decisions, Refusal> {
     let failed =
         |cause: io::Error| error(out, "cannot read", format!("{cause}; nothing was changed"));
     let old_bytes = read_manifest(tree)?;
@@ -777,9 +839,23 @@ fn decide(
         manifest_changes: old_bytes.as_deref() != Some(new_manifest.as_bytes()),
         ..Decisions::default()
     };
+    let mut hand_edited = Vec::new();
     for artifact in artifacts {
         let destination = out.join(&artifact.path);
-        match compare(tree, artifact, false).map_err(failed)? {
+        let wrote = listed
+            .get(&artifact.path)
+            .and_then(|entry| entry.sha256.as_deref())
+            .filter(|_| !force);
+        match compare(tree, artifact, wrote.is_some()).map_err(failed)? {
+            Compared::Differs { bytes, .. }
+                if wrote.is_some_and(|hash| sha256_hex(&bytes) != hash) =>
+            {
+                let on_disk = String::from_utf8_lossy(&bytes);
+                hand_edited.push(Drift::HandEdited {
+                    path: artifact.path.clone(),
+                    diff: masked_diff(&artifact.path, &on_disk, &artifact.contents),
+                });
+            }
             Compared::Same => {
                 decisions.same.insert(artifact.path.clone());
                 decisions.written.unchanged.push(artifact.path.clone());
@@ -792,7 +868,8 @@ fn decide(
                     &destination,
                     "refusing to overwrite",
                     "hybridgen did not write this file; move it away or pass --force; nothing was changed",
-                ));
+                )
+                .into());
             }
             Compared::Foreign {
                 replaceable: true, ..
@@ -803,10 +880,14 @@ fn decide(
                     &destination,
                     "refusing to replace",
                     format!("{what}; move it away{or_force}; nothing was changed"),
-                ));
+                )
+                .into());
             }
         }
         decisions.written.changed.push(artifact.path.clone());
+    }
+    if !hand_edited.is_empty() {
+        return Err(Refusal::HandEdited(hand_edited));
     }
     let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
     let (removable, kept) = obsolete(tree, &listed, &rendered).map_err(failed)?;
@@ -1256,7 +1337,20 @@ fn empty_directory(directory: &OwnedFd, device: u64) {
     }
 }
 
-/// A short unified diff (at most 40 lines) from the file on disk to the rendered one.
+/// The diff from the file on disk to the rendered one. No rendered file holds a secret, but one
+/// rendered by an older hybridgen (or edited by hand) may: the diff masks anything shaped like a
+/// bootstrap token or a CA hash.
+fn masked_diff(path: &str, on_disk: &str, rendered: &str) -> String {
+    let [expected, actual] = [rendered, on_disk].map(|text| crate::redact::masked(text, &[]));
+    unified_diff(path, &actual, &expected)
+}
+
+/// The longest line of a diff shown, in characters: a file on disk may hold one line of
+/// megabytes.
+const DIFF_LINE_LIMIT: usize = 200;
+
+/// A short unified diff (at most 40 lines of at most 200 characters) from the file on disk to
+/// the rendered one.
 fn unified_diff(path: &str, on_disk: &str, rendered: &str) -> String {
     let diff = similar::TextDiff::from_lines(on_disk, rendered);
     let text = diff
@@ -1264,9 +1358,23 @@ fn unified_diff(path: &str, on_disk: &str, rendered: &str) -> String {
         .context_radius(2)
         .header(&format!("{path} (on disk)"), &format!("{path} (rendered)"))
         .to_string();
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| match line.char_indices().nth(DIFF_LINE_LIMIT) {
+            Some((cut, _)) => format!(
+                "{}... ({} more characters)",
+                &line[..cut],
+                line[cut..].chars().count()
+            ),
+            None => line.to_string(),
+        })
+        .collect();
     if lines.len() <= 40 {
-        text
+        let mut shown = lines.join("\n");
+        if text.ends_with('\n') {
+            shown.push('\n');
+        }
+        shown
     } else {
         format!(
             "{}\n... ({} more lines)\n",
@@ -1280,6 +1388,15 @@ fn unified_diff(path: &str, on_disk: &str, rendered: &str) -> String {
 mod tests {
     use super::*;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    /// A write without remembered lines, whose refusals are errors (no test here edits a file).
+    fn write_plain(out: &Path, artifacts: &[Artifact], force: bool) -> Result<Written, WriteError> {
+        match write_all(out, artifacts, force, "") {
+            Ok(written) => Ok(written),
+            Err(Refusal::Failed(error)) => Err(error),
+            Err(Refusal::HandEdited(edited)) => panic!("hand edits: {edited:?}"),
+        }
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir()
@@ -1319,10 +1436,10 @@ mod tests {
     #[test]
     fn writes_then_finds_nothing_to_change() {
         let out = scratch("twice");
-        let first = write_all(&out, &artifacts(), false).unwrap();
+        let first = write_plain(&out, &artifacts(), false).unwrap();
         assert_eq!(first.changed.len(), 4);
         let inode = fs::metadata(&out).unwrap().ino();
-        let second = write_all(&out, &artifacts(), false).unwrap();
+        let second = write_plain(&out, &artifacts(), false).unwrap();
         assert_eq!(second.unchanged.len(), 4);
         assert_eq!(
             fs::metadata(&out).unwrap().ino(),
@@ -1336,7 +1453,7 @@ mod tests {
     #[test]
     fn scripts_are_executable_and_others_readable() {
         let out = scratch("modes");
-        write_all(&out, &artifacts(), false).unwrap();
+        write_plain(&out, &artifacts(), false).unwrap();
         let mode = |path: &str| mode_of(&out.join(path)) & 0o777;
         assert_ne!(mode("windows/n/Kubeclustervxlan.json"), 0o600);
         assert_eq!(mode("a.yml") & 0o600, 0o600);
@@ -1348,7 +1465,7 @@ mod tests {
     #[test]
     fn check_reports_drift_with_a_diff() {
         let out = scratch("check");
-        write_all(&out, &artifacts(), false).unwrap();
+        write_plain(&out, &artifacts(), false).unwrap();
         let mut changed = artifacts();
         changed[0].contents = "a: 2\n".into();
         changed.push(Artifact::new("new.txt", "x\n"));
@@ -1369,7 +1486,7 @@ mod tests {
         let out = scratch("check-token");
         let token = "abcdef.0123456789abcdef";
         let old = Artifact::new("k.yaml", format!("token: \"{token}\"\nname: a\n"));
-        write_all(&out, std::slice::from_ref(&old), false).unwrap();
+        write_plain(&out, std::slice::from_ref(&old), false).unwrap();
         let drift = check(&out, &[Artifact::new("k.yaml", "name: b\n")]).unwrap();
         match &drift[..] {
             [Drift::Differs { diff, .. }] => {
@@ -1385,26 +1502,26 @@ mod tests {
         let out = scratch("foreign");
         fs::create_dir_all(&out).unwrap();
         fs::write(out.join("a.yml"), "mine\n").unwrap();
-        let refused = write_all(&out, &artifacts(), false).unwrap_err();
+        let refused = write_plain(&out, &artifacts(), false).unwrap_err();
         assert!(refused.0.contains("did not write"), "{}", refused.0);
         assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "mine\n");
         assert!(
             !out.join("sub/b.json").exists(),
             "nothing is written when one file is refused"
         );
-        write_all(&out, &artifacts(), true).unwrap();
+        write_plain(&out, &artifacts(), true).unwrap();
         assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 1\n");
     }
 
     #[test]
     fn a_failure_part_way_leaves_the_previous_files_intact() {
         let out = scratch("failure");
-        write_all(&out, &artifacts(), false).unwrap();
+        write_plain(&out, &artifacts(), false).unwrap();
         let mut next = artifacts();
         next[0].contents = "a: 2\n".into();
         // A file where a directory must go: refused before anything is built.
         next.push(Artifact::new("sub/b.json/x", "y\n"));
-        assert!(write_all(&out, &next, false).is_err());
+        assert!(write_plain(&out, &next, false).is_err());
         assert_eq!(fs::read_to_string(out.join("a.yml")).unwrap(), "a: 1\n");
         assert!(beside(&out).is_empty(), "{:?}", beside(&out));
     }
@@ -1413,7 +1530,7 @@ mod tests {
     fn paths_cannot_leave_the_output_directory() {
         let out = scratch("escape");
         for path in ["../x", "/etc/x", "a/../../x", ".hidden", "", "a//b", "a/"] {
-            let result = write_all(&out, &[Artifact::new(path, "x")], false);
+            let result = write_plain(&out, &[Artifact::new(path, "x")], false);
             assert!(result.is_err(), "{path}");
         }
     }
@@ -1425,9 +1542,9 @@ mod tests {
         fs::create_dir_all(&out).unwrap();
         fs::create_dir_all(&elsewhere).unwrap();
         std::os::unix::fs::symlink(&elsewhere, out.join("sub")).unwrap();
-        assert!(write_all(&out, &artifacts(), false).is_err());
+        assert!(write_plain(&out, &artifacts(), false).is_err());
         assert!(
-            write_all(&out, &artifacts(), true).is_err(),
+            write_plain(&out, &artifacts(), true).is_err(),
             "not even with --force"
         );
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
@@ -1491,7 +1608,7 @@ mod tests {
     #[test]
     fn a_file_whose_mode_differs_is_stale_and_rewritten() {
         let out = scratch("mode");
-        write_all(&out, &artifacts(), false).unwrap();
+        write_plain(&out, &artifacts(), false).unwrap();
         fs::set_permissions(out.join("sub/run.sh"), fs::Permissions::from_mode(0o644)).unwrap();
         fs::set_permissions(out.join("a.yml"), fs::Permissions::from_mode(0o666)).unwrap();
         let drift = check(&out, &artifacts()).unwrap();
@@ -1509,7 +1626,7 @@ mod tests {
             drift.iter().any(|d| matches!(d, Drift::Differs { path, diff } if path == "a.yml" && diff.starts_with("mode 0666 on disk"))),
             "a file others may write is stale: {drift:?}"
         );
-        let written = write_all(&out, &artifacts(), false).unwrap();
+        let written = write_plain(&out, &artifacts(), false).unwrap();
         assert_eq!(written.changed, ["a.yml", "sub/run.sh"]);
         assert_eq!(mode_of(&out.join("sub/run.sh")) & 0o100, 0o100);
         assert_eq!(mode_of(&out.join("a.yml")) & 0o002, 0);
@@ -1542,7 +1659,7 @@ mod tests {
     #[test]
     fn user_files_and_directories_are_carried_over_as_they_were() {
         let out = scratch("carry");
-        write_all(&out, &artifacts(), false).unwrap();
+        write_plain(&out, &artifacts(), false).unwrap();
         fs::write(out.join("NOTES.md"), "mine\n").unwrap();
         fs::create_dir_all(out.join("docs/deep")).unwrap();
         fs::write(out.join("docs/deep/x.txt"), "x\n").unwrap();
@@ -1554,7 +1671,7 @@ mod tests {
         let inode = fs::metadata(out.join("NOTES.md")).unwrap().ino();
         let mut next = artifacts();
         next[0].contents = "a: 2\n".into();
-        let written = write_all(&out, &next, false).unwrap();
+        let written = write_plain(&out, &next, false).unwrap();
         assert_eq!(written.changed, ["a.yml"]);
         assert_eq!(fs::metadata(out.join("NOTES.md")).unwrap().ino(), inode);
         assert_eq!(
@@ -1580,11 +1697,11 @@ mod tests {
         let out = scratch("obsolete");
         let mut before = artifacts();
         before.push(Artifact::new("gone/deep/old.yml", "old: 1\n"));
-        write_all(&out, &before, false).unwrap();
+        write_plain(&out, &before, false).unwrap();
         fs::write(out.join("gone/mine.txt"), "a user's file\n").unwrap();
         let drift = check(&out, &artifacts()).unwrap();
         assert_eq!(drift, [Drift::Obsolete("gone/deep/old.yml".into())]);
-        let written = write_all(&out, &artifacts(), false).unwrap();
+        let written = write_plain(&out, &artifacts(), false).unwrap();
         assert_eq!(written.removed, ["gone/deep/old.yml"]);
         assert!(
             !out.join("gone/deep").exists(),
@@ -1604,7 +1721,7 @@ mod tests {
         let out = scratch("tampered");
         let mut before = artifacts();
         before.push(Artifact::new("old/edited.yml", "old: 1\n"));
-        write_all(&out, &before, false).unwrap();
+        write_plain(&out, &before, false).unwrap();
         fs::write(out.join("old/edited.yml"), "old: 1\nedited: by hand\n").unwrap();
         fs::write(out.join("NOTES.md"), "mine\n").unwrap();
         fs::create_dir(out.join("keep")).unwrap();
@@ -1625,7 +1742,7 @@ mod tests {
                 Drift::Kept("old/edited.yml".into())
             ]
         );
-        let written = write_all(&out, &artifacts(), false).unwrap();
+        let written = write_plain(&out, &artifacts(), false).unwrap();
         assert!(written.removed.is_empty(), "{written:?}");
         assert_eq!(written.kept.len(), 3);
         for file in ["NOTES.md", "keep/data.txt", "old/edited.yml"] {
@@ -1639,7 +1756,7 @@ mod tests {
         let elsewhere = scratch("obsolete-elsewhere");
         fs::create_dir_all(&elsewhere).unwrap();
         fs::write(elsewhere.join("precious.txt"), "keep\n").unwrap();
-        write_all(&out, &artifacts(), false).unwrap();
+        write_plain(&out, &artifacts(), false).unwrap();
         std::os::unix::fs::symlink(&elsewhere, out.join("link")).unwrap();
         let manifest = fs::read_to_string(out.join(MANIFEST)).unwrap();
         let hash = sha256_hex(b"keep\n");
@@ -1649,7 +1766,7 @@ mod tests {
         );
         fs::write(out.join(MANIFEST), planted).unwrap();
         assert!(check(&out, &artifacts()).unwrap().is_empty());
-        let written = write_all(&out, &artifacts(), false).unwrap();
+        let written = write_plain(&out, &artifacts(), false).unwrap();
         assert!(written.removed.is_empty());
         assert_eq!(
             fs::read_to_string(elsewhere.join("precious.txt")).unwrap(),
@@ -1663,7 +1780,7 @@ mod tests {
         let elsewhere = scratch("old-journal-elsewhere");
         fs::create_dir_all(&elsewhere).unwrap();
         fs::write(elsewhere.join("victim.txt"), "keep\n").unwrap();
-        write_all(&out, &artifacts(), false).unwrap();
+        write_plain(&out, &artifacts(), false).unwrap();
         std::os::unix::fs::symlink(&elsewhere, out.join("lnk")).unwrap();
         fs::write(out.join("payload.sh"), "echo pwned\n").unwrap();
         fs::write(
@@ -1680,7 +1797,7 @@ mod tests {
         assert!(check(&out, &artifacts()).unwrap().is_empty());
         let mut next = artifacts();
         next[0].contents = "a: 2\n".into();
-        write_all(&out, &next, false).unwrap();
+        write_plain(&out, &next, false).unwrap();
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 1);
         assert_eq!(
             fs::read_to_string(elsewhere.join("victim.txt")).unwrap(),
@@ -1699,7 +1816,7 @@ mod tests {
     #[test]
     fn only_marked_staging_directories_beside_out_are_removed() {
         let out = scratch("stale");
-        write_all(&out, &artifacts(), false).unwrap();
+        write_plain(&out, &artifacts(), false).unwrap();
         let parent = out.parent().unwrap();
         let marked = parent.join(".stale.hybridgen-99999");
         fs::create_dir_all(marked.join("deep")).unwrap();
@@ -1716,7 +1833,7 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, &linked).unwrap();
         let mut next = artifacts();
         next[0].contents = "a: 2\n".into();
-        write_all(&out, &next, false).unwrap();
+        write_plain(&out, &next, false).unwrap();
         assert!(!marked.exists());
         assert_eq!(
             fs::read_to_string(committed.join("y")).unwrap(),

@@ -127,7 +127,8 @@ pub struct Limits {
     pub timeout: Duration,
     /// The most a command may print on standard output: a capture file's budget.
     pub stdout_bytes: u64,
-    /// The most of its standard error that is kept; the message quotes less.
+    /// The most of its standard error that is kept: the end of it, where kubectl says what went
+    /// wrong; the message quotes less.
     pub stderr_bytes: u64,
 }
 
@@ -216,7 +217,7 @@ fn run_one(kubectl: &Path, capture: &Capture, limits: Limits) -> Result<Vec<u8>,
     if let Some(stderr) = child.stderr.take() {
         let limit = limits.stderr_bytes;
         std::thread::spawn(move || {
-            let _ = sender.send(Output::Stderr(read_draining(stderr, limit)));
+            let _ = sender.send(Output::Stderr(read_tail(stderr, limit)));
         });
     }
     let mut stdout = None;
@@ -321,11 +322,30 @@ fn read_capped(stream: impl std::io::Read, limit: u64) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-fn read_draining(mut stream: impl std::io::Read, limit: u64) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let _ = (&mut stream).take(limit).read_to_end(&mut bytes);
-    let _ = std::io::copy(&mut stream, &mut std::io::sink());
-    bytes
+/// The last `limit` bytes of a stream read to its end: kubectl says what went wrong on its last
+/// line, after whatever client-go logged before it.
+fn read_tail(mut stream: impl std::io::Read, limit: u64) -> Vec<u8> {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut kept = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(read) => {
+                kept.extend_from_slice(&chunk[..read]);
+                // Dropped in halves, so that each byte is moved a bounded number of times.
+                if kept.len() > limit.saturating_mul(2) {
+                    kept.drain(..kept.len() - limit);
+                }
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    if kept.len() > limit {
+        kept.drain(..kept.len() - limit);
+    }
+    kept
 }
 
 /// Whether kubectl has exited, without reaping it (`waitid` with `WNOWAIT`): its process id stays
@@ -366,13 +386,69 @@ fn end_group(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// kubectl's standard error as a failure quotes it: escaped, on one line, cut short.
+/// kubectl's standard error as a failure quotes it: its last line, which is where kubectl says
+/// what went wrong (`The connection to the server … was refused`), after any number of client-go
+/// log lines (`memcache.go:265] "Unhandled Error" …`); escaped, on one line, cut short, and
+/// saying how many lines came before it.
 fn quoted_stderr(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    escape::bounded(&lines.join(" "), STDERR_QUOTED_CHARS)
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(last) = lines.next_back() else {
+        return String::new();
+    };
+    let earlier = lines.count();
+    let quoted = escape::bounded(last, STDERR_QUOTED_CHARS);
+    match earlier {
+        0 => quoted,
+        1 => format!("{quoted} (after 1 earlier line)"),
+        count => format!("{quoted} (after {count} earlier lines)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted_stderr;
+
+    #[test]
+    fn a_failure_quotes_kubectls_last_line() {
+        let noise = "E1126 11:51:20.850550 17300 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server API group list: Get \\\"http://localhost:8080/api?timeout=32s\\\": dial tcp [::1]:8080: connect: connection refused\"\n";
+        let stderr = format!(
+            "{}\nThe connection to the server localhost:8080 was refused - did you specify the right host or port?\n",
+            noise.repeat(5)
+        );
+        assert_eq!(
+            quoted_stderr(stderr.as_bytes()),
+            "The connection to the server localhost:8080 was refused - did you specify the right host or port? (after 5 earlier lines)"
+        );
+    }
+
+    #[test]
+    fn only_the_tail_of_a_long_stderr_is_kept() {
+        let mut stderr = vec![b'x'; 200_000];
+        stderr.extend_from_slice(b"\nerror: the server doesn't have a resource type \"nodes\"\n");
+        let tail = super::read_tail(&stderr[..], 1000);
+        assert_eq!(tail.len(), 1000);
+        assert!(stderr.ends_with(&tail));
+        assert!(
+            quoted_stderr(&tail).starts_with("error: the server doesn't have a resource type"),
+            "{}",
+            quoted_stderr(&tail)
+        );
+    }
+
+    #[test]
+    fn the_last_line_is_escaped_and_bounded() {
+        let stderr = format!("first\n\u{1b}]0;x\u{7}{}\n", "y".repeat(5000));
+        let quoted = quoted_stderr(stderr.as_bytes());
+        assert!(
+            !quoted.contains('\u{1b}') && !quoted.contains('\u{7}'),
+            "{quoted}"
+        );
+        assert!(
+            quoted.contains("more characters") && quoted.len() < 800,
+            "{quoted}"
+        );
+        assert!(quoted.ends_with("(after 1 earlier line)"), "{quoted}");
+        assert_eq!(quoted_stderr(b"\n \n"), "");
+    }
 }
