@@ -563,7 +563,8 @@ pub struct Azure {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Node {
-    /// The node name: a DNS-1123 label, unique in the cluster.
+    /// The node name: a DNS-1123 subdomain (labels joined by dots, as clouds register nodes) of
+    /// at most 63 characters, unique in the cluster.
     #[schemars(example = &"win-0")]
     pub name: String,
     /// The node's operating system.

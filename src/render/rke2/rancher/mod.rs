@@ -222,8 +222,16 @@ fn terraform(
         };
         let value =
             Expression::reference(&format!("{token}.{command}"))?.followed_by(&format!(" {flags}"));
+        // Node names may hold dots (`ip-10-0-0-1.eu-west-1.compute.internal`), which become `_`
+        // like `-`: two names that differ only there would share one output.
+        let output = terraform::identifier(&format!("register_{}", node.name.replace('-', "_")));
+        if outputs.contains_key(&output) {
+            return Err(RenderError(format!(
+                "two nodes would share the Terraform output name `{output}`: rename one of them"
+            )));
+        }
         outputs.insert(
-            terraform::identifier(&format!("register_{}", node.name.replace('-', "_"))),
+            output,
             json!({
                 "description": format!("The registration command of node {}: run it on the node.", node.name),
                 "value": value,
