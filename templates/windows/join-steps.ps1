@@ -92,7 +92,8 @@ function Invoke-Join {
     if ((Get-WindowsFeature -Name Containers).InstallState -ne 'Installed') {
         Install-WindowsFeature -Name Containers | Out-Null
         Write-Host 'Installed the Containers feature: restart the node (Restart-Computer), then run this script again'
-        exit 0
+        # Not 0: the node is not joined yet, and automation must not read this run as done.
+        exit 3
     }
 
     Write-Host "Step 2/8: containerd $ContainerdVersion, with CNI in $CniBinPath and $CniConfigPath"
@@ -197,9 +198,15 @@ function Invoke-Join {
         New-Service -Name kubelet -BinaryPathName $binaryPath -DependsOn containerd -StartupType Automatic | Out-Null
     } elseif ($service.PathName -ne $binaryPath) {
         sc.exe config kubelet binPath= $binaryPath depend= containerd start= auto | Out-Null
+        if ($LASTEXITCODE -ne 0) {
+            throw "sc.exe config kubelet failed with exit code $LASTEXITCODE"
+        }
         $restartKubelet = $true
     }
     sc.exe failure kubelet reset= 0 actions= restart/10000 | Out-Null
+    if ($LASTEXITCODE -ne 0) {
+        throw "sc.exe failure kubelet failed with exit code $LASTEXITCODE"
+    }
 
     Write-Host 'Step 7/8: the firewall'
     if (-not (Get-NetFirewallRule -Name 'kubelet-10250' -ErrorAction SilentlyContinue)) {

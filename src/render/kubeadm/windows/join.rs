@@ -466,6 +466,33 @@ mod tests {
     }
 
     #[test]
+    fn the_steps_stop_on_a_failed_native_command_and_a_pending_restart() {
+        // A native command's failure sets $LASTEXITCODE and throws nothing, even with
+        // $ErrorActionPreference = 'Stop': every one is checked on the next line.
+        let lines: Vec<&str> = STEPS.lines().collect();
+        for (index, line) in lines.iter().enumerate() {
+            let command = line.trim_start();
+            let native = [
+                "sc.exe ",
+                "tar.exe ",
+                "icacls.exe ",
+                "& $containerdExe",
+                "& 'C:\\k\\kubeadm.exe'",
+            ]
+            .iter()
+            .any(|start| command.starts_with(start));
+            if native {
+                let next = lines.get(index + 1).copied().unwrap_or_default();
+                assert!(next.contains("$LASTEXITCODE"), "unchecked: {line}");
+            }
+        }
+        assert!(
+            !STEPS.contains("exit 0"),
+            "a restart pending is not success"
+        );
+    }
+
+    #[test]
     fn crictl_talks_to_containerd() {
         let config = crictl_config();
         assert!(config.contains("runtime-endpoint: npipe:////./pipe/containerd-containerd\n"));

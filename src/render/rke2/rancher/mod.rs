@@ -363,6 +363,9 @@ fn windows_script(name: &str, url: &str, address: &str) -> String {
         "if (-not $env:CATTLE_TOKEN) {".into(),
         "    throw \"set CATTLE_TOKEN to the cluster's registration token (see docs/rke2.md)\"".into(),
         "}".into(),
+        String::new(),
+        super::install::CONTAINERS_FEATURE.into(),
+        String::new(),
         "$installer = Join-Path $env:TEMP 'wins-agent-install.ps1'".into(),
         format!("curl.exe -fL {} -o $installer", quoted(&format!("{url}/wins-agent-install.ps1"))),
         "if ($LASTEXITCODE -ne 0) { throw 'could not download the Rancher agent installer' }".into(),
@@ -376,7 +379,10 @@ fn windows_script(name: &str, url: &str, address: &str) -> String {
         format!("    InternalAddress = {}", quoted(address)),
         "}".into(),
         "if ($env:CATTLE_CA_CHECKSUM) { $arguments.CaChecksum = $env:CATTLE_CA_CHECKSUM }".into(),
+        "# The installer stops with `exit 255` on a failure, which sets $LASTEXITCODE and throws nothing.".into(),
+        "$global:LASTEXITCODE = 0".into(),
         "& $installer @arguments".into(),
+        "if ($LASTEXITCODE -ne 0) { throw \"the Rancher agent installer failed with exit code $LASTEXITCODE: read its output above\" }".into(),
     ];
     let mut text = lines.join("\n");
     text.push('\n');

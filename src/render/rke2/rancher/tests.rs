@@ -171,3 +171,24 @@ fn registration_scripts_take_the_token_at_run_time() {
         assert!(!text.contains("<unset:"), "{path} waits for a secret");
     }
 }
+
+#[test]
+fn windows_registration_enables_containers_and_stops_when_the_installer_fails() {
+    let files = render(&spec_text(""));
+    let windows = &files["rancher/win-0/register.ps1"];
+    let feature = windows
+        .find("Enable-WindowsOptionalFeature -Online -FeatureName Containers")
+        .expect("the Containers feature is enabled");
+    let install = windows.find("& $installer @arguments").unwrap();
+    assert!(
+        feature < install,
+        "the feature comes before Rancher's installer"
+    );
+    let after = &windows[install..];
+    assert!(
+        after.contains("if ($LASTEXITCODE -ne 0) { throw"),
+        "the installer's exit code is checked:\n{after}"
+    );
+    let before = &windows[..install];
+    assert!(before.ends_with("$global:LASTEXITCODE = 0\n"), "{before}");
+}
