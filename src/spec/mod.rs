@@ -112,13 +112,16 @@ pub struct Rke2 {
     #[schemars(example = &"192.168.10.10")]
     pub server: Option<String>,
     /// More `config.yaml` keys for every node, servers and agents (e.g.
-    /// `{kubelet-arg: ["image-gc-high-threshold=85"]}`): keys the RKE2 agent reads.
+    /// `{kubelet-arg: ["image-gc-high-threshold=85"]}`): keys the RKE2 agent reads. With
+    /// `rancher:`, Rancher passes on only the keys its version data lists (HG607).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &serde_json::json!({"kubelet-arg": ["image-gc-high-threshold=85"]}))]
     pub config: Option<ConfigKeys>,
-    /// More `config.yaml` keys for the servers only (e.g. `{etcd-snapshot-retention: 10}`).
+    /// More `config.yaml` keys for the servers only (e.g. `{write-kubeconfig-mode: "0640"}`). With
+    /// `rancher:`, Rancher passes on only the keys its version data lists (HG607): it sets
+    /// `etcd-snapshot-retention` from its own `spec.rkeConfig.etcd.snapshotRetention`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(example = &serde_json::json!({"etcd-snapshot-retention": 10}))]
+    #[schemars(example = &serde_json::json!({"write-kubeconfig-mode": "0640"}))]
     pub server_config: Option<ConfigKeys>,
 }
 

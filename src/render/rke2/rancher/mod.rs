@@ -104,6 +104,19 @@ fn script_name(os: Os) -> &'static str {
     }
 }
 
+/// Rancher keeps only string, boolean and list values of a node's configuration
+/// (rancher/rancher `pkg/capr/planner/filter.go`, `filterField`) and reads the configuration as
+/// JSON, so every number arrives as a float and is dropped: numbers are written as strings, which
+/// RKE2 reads the same (each key becomes `--key=value`).
+fn numbers_as_strings(keys: Map<String, Value>) -> Map<String, Value> {
+    keys.into_iter()
+        .map(|(name, value)| match value {
+            Value::Number(number) => (name, Value::String(number.to_string())),
+            other => (name, other),
+        })
+        .collect()
+}
+
 /// What the `Cluster` object and the Terraform resource both carry.
 struct ClusterConfig {
     kubernetes_version: String,
@@ -122,8 +135,8 @@ impl ClusterConfig {
         merge(&mut global, extra_keys(input.spec, false));
         Ok(ClusterConfig {
             kubernetes_version: super::release_tag(rke2_plan(plan)?)?.to_string(),
-            machine_global_config: global,
-            server_config: extra_keys(input.spec, true),
+            machine_global_config: numbers_as_strings(global),
+            server_config: numbers_as_strings(extra_keys(input.spec, true)),
             chart_values: json!({ "rke2-flannel": flannel_values(plan)? }),
         })
     }

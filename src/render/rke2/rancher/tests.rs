@@ -82,7 +82,7 @@ fn server_keys_are_selected_by_either_server_role() {
             let labels = entry["machineLabelSelector"]["matchLabels"]
                 .as_mapping()
                 .unwrap();
-            assert_eq!(entry["config"]["etcd-snapshot-retention"], 10);
+            assert_eq!(entry["config"]["etcd-snapshot-retention"], "10");
             labels.keys().next().unwrap().as_str().unwrap().to_string()
         })
         .collect();
@@ -96,7 +96,7 @@ fn server_keys_are_selected_by_either_server_role() {
                 .as_str()
                 .unwrap()
         )["etcd-snapshot-retention"],
-        10
+        "10"
     );
 }
 
@@ -191,4 +191,26 @@ fn windows_registration_enables_containers_and_stops_when_the_installer_fails() 
     );
     let before = &windows[..install];
     assert!(before.ends_with("$global:LASTEXITCODE = 0\n"), "{before}");
+}
+
+#[test]
+fn numbers_reach_rancher_as_strings() {
+    let files = render(&spec_text(
+        "rke2:\n  config:\n    lb-server-port: 6444\n    debug: true\n  serverConfig:\n    etcd-snapshot-retention: 10\n",
+    ));
+    let cluster = yaml(&files["rancher/cluster.yaml"]);
+    let rke = &cluster["spec"]["rkeConfig"];
+    assert_eq!(rke["machineGlobalConfig"]["lb-server-port"], "6444");
+    assert_eq!(rke["machineGlobalConfig"]["debug"], true);
+    let selectors = rke["machineSelectorConfig"].as_sequence().unwrap();
+    assert!(
+        selectors
+            .iter()
+            .any(|entry| entry["config"]["etcd-snapshot-retention"] == "10")
+    );
+    let terraform = &files["rancher/cluster.tf.json"];
+    assert!(
+        terraform.contains("lb-server-port: \\\"6444\\\""),
+        "{terraform}"
+    );
 }
