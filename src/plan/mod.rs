@@ -147,7 +147,10 @@ pub struct WindowsPlan {
     pub kube_proxy_image: Option<String>,
     /// kube-proxy Direct Server Return on the HostProcess path: on only when every Windows node's
     /// build is known to have it (a column of [`releases::windows`]: Windows Server 2019 from
-    /// 10.0.17763.1554, KB4580390, or later).
+    /// 10.0.17763.1554, KB4580390, or later), and when `windows.hostProcess.dsr` asks for it or,
+    /// unset, when the minor's `WinDSR` gate is on by default (beta from 1.33): an alpha gate is
+    /// never switched on unasked (kubernetes/website `feature-gates/WinDSR.md`; DSR broke
+    /// pod-to-pod traffic on some Windows Server 2022 l2bridge builds, kubernetes/website#31759).
     pub dsr: bool,
 }
 
@@ -597,13 +600,30 @@ fn plan_windows(
         containerd_version,
         flannel_image,
         kube_proxy_image,
-        dsr: nodes
-            .iter()
-            .filter_map(|node| node.windows.as_ref())
-            .all(|windows| {
-                matches!(&windows.build, Some(Ok(build))
+        dsr: dsr_wanted(windows, kubernetes)
+            && nodes
+                .iter()
+                .filter_map(|node| node.windows.as_ref())
+                .all(|windows| {
+                    matches!(&windows.build, Some(Ok(build))
                     if releases::windows::has(build, |row| row.dsr) == releases::windows::Has::Yes)
-            }),
+                }),
+    })
+}
+
+/// Whether kube-proxy DSR is asked for: as `windows.hostProcess.dsr` says, else when the minor
+/// has the `WinDSR` gate on by default (an unknown minor counts as the newest).
+fn dsr_wanted(
+    windows: &crate::spec::Windows,
+    kubernetes: Option<&releases::kubernetes::Resolved>,
+) -> bool {
+    let asked = windows
+        .host_process
+        .as_ref()
+        .and_then(|host_process| host_process.dsr);
+    asked.unwrap_or_else(|| {
+        let row = kubernetes.map_or(releases::kubernetes::newest(), |resolved| resolved.row);
+        row.win_dsr != releases::kubernetes::Gate::Alpha
     })
 }
 

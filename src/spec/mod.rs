@@ -393,6 +393,13 @@ pub struct HostProcess {
     /// Full image references, overriding the names built from `registry`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<HostProcessImages>,
+    /// kube-proxy Direct Server Return. Default: on from Kubernetes 1.33, where the `WinDSR` gate
+    /// is beta (on upstream by default), and off before, where it is alpha. `true` turns it on
+    /// before 1.33 too, through the alpha gate; `false` keeps it off. It is on only when every
+    /// Windows node's build has DSR (Windows Server 2019 from 10.0.17763.1554).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &false)]
+    pub dsr: Option<bool>,
 }
 
 /// Full HostProcess image references.
