@@ -356,6 +356,16 @@ fn the_rows_say_what_the_sources_say() {
             .iter()
             .any(|flag| flag.starts_with("--pod-infra-container-image"))
     };
+    // The sandbox image: a 1809 variant on Windows Server 2019, 3.10.2 (with ltsc2025) elsewhere.
+    for (build, pause) in [
+        (BUILDS[0], "registry.k8s.io/pause:3.10"),
+        (BUILDS[1], "registry.k8s.io/pause:3.10.2"),
+        (BUILDS[2], "registry.k8s.io/pause:3.10.2"),
+    ] {
+        let rendered = render(row(33), line(2, 0), build);
+        let config = containerd_config(&rendered.files["windows/win-worker-0/join.ps1"]).join("\n");
+        assert!(config.contains(&format!("'{pause}'")), "{build}: {config}");
+    }
     assert!(sandbox(&flags_of(26)));
     assert!(!sandbox(&flags_of(27)));
     assert!(!sandbox(&flags_of(35)));

@@ -737,7 +737,11 @@ fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeW
     if setup == Some(WindowsSetup::HostProcess) {
         // containerd runs the sandboxes there; its own default pause image may predate the
         // node's build (containerd 1.7 has pause:3.8, without Windows Server 2025).
-        defaults.pause = pins::PAUSE_IMAGE.to_string();
+        defaults.pause = match build.as_ref().and_then(|build| build.as_ref().ok()) {
+            Some(build) if build.build == 17763 => pins::PAUSE_IMAGE_WS2019,
+            _ => pins::PAUSE_IMAGE,
+        }
+        .to_string();
     }
     let written = shared.and_then(|windows| windows.images.as_ref());
     let images = Images {
@@ -777,7 +781,7 @@ pub fn default_images(build: u32) -> Images {
     let pause = if build == 17763 {
         "mcr.microsoft.com/k8s/core/pause:1.2.0".to_string()
     } else {
-        "registry.k8s.io/pause:3.10.2".to_string()
+        pins::PAUSE_IMAGE.to_string()
     };
     Images {
         pause,

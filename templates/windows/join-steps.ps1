@@ -106,6 +106,19 @@ function Invoke-Join {
         $installed = (& $containerdExe --version) -join ' '
     }
     $upgrade = $installed -notmatch [regex]::Escape(" v$ContainerdVersion ")
+    # containerd supports upgrades to the next minor line only ("We do not officially support this
+    # upgrade path", https://github.com/containerd/containerd/issues/12727; "Upgrade Path" in
+    # https://github.com/containerd/containerd/blob/main/RELEASES.md).
+    if ($upgrade -and $installed -match ' v(\d+\.\d+)\.') {
+        $from = [array]::IndexOf($ContainerdLines, $Matches[1])
+        $to = [array]::IndexOf($ContainerdLines, ($ContainerdVersion -replace '^(\d+\.\d+)\..*$', '$1'))
+        if ($from -ge 0 -and $to -gt $from + 1) {
+            throw "containerd $($Matches[1]) is installed: upgrade one line at a time, drained, with windows.containerd.version set to the newest $($ContainerdLines[$from + 1]) patch first (see docs/windows.md)"
+        }
+        if ($from -gt $to -and $to -ge 0) {
+            throw "containerd $($Matches[1]) is installed and $ContainerdVersion is older: containerd does not support a downgrade; set windows.containerd.version to the installed line or newer"
+        }
+    }
     $configPath = Join-Path $containerdDir 'config.toml'
     $configChanged = -not (Test-Path -Path $configPath) -or ((Get-Content -Raw -Path $configPath) -ne $ContainerdConfig)
     if ($upgrade -or $configChanged) {
