@@ -88,9 +88,9 @@ declare_rules! {
     /// `flannel.version`, `networkName` and `macPrefix` (the release decides flannel, Windows
     /// agents name the network `flannel.4096`), the Windows runtime, containerd, HostProcess,
     /// join and image settings (the RKE2 agent embeds containerd and runs flanneld and kube-proxy
-    /// itself), and adapter names (RKE2 binds the Windows flanneld to `node-ip`; on standalone
-    /// RKE2 the rendered chart values bind the Linux one with `--iface-regex` on the planned
-    /// addresses); on RKE1, the kubeadm join and HostProcess settings (Rancher's agent joins the
+    /// itself), and adapter names (RKE2 binds the Windows flanneld to `node-ip`; the rendered
+    /// chart values, standalone and in Rancher's `chartValues`, bind the Linux one with
+    /// `--iface-regex` on the planned addresses); on RKE1, the kubeadm join and HostProcess settings (Rancher's agent joins the
     /// Windows nodes).
     ///
     /// ### Why it matters

@@ -18,7 +18,9 @@
 //!   to). The registration token is read from the environment when the script runs
 //!   (`CATTLE_TOKEN`, the variable Rancher's installers read); no file holds it.
 
-use super::{cluster_keys, every_node_keys, extra_keys, flannel_values, merge, rke2_plan};
+use super::{
+    cluster_keys, every_node_keys, extra_keys, flannel_values_with_args, merge, rke2_plan,
+};
 use crate::plan::Plan;
 use crate::plan::rke2::RancherPlan;
 use crate::render::script::{Script, path_segment, powershell_quote, script_value, shell_quote};
@@ -137,7 +139,7 @@ impl ClusterConfig {
             kubernetes_version: super::release_tag(rke2_plan(plan)?)?.to_string(),
             machine_global_config: numbers_as_strings(global),
             server_config: numbers_as_strings(extra_keys(input.spec, true)),
-            chart_values: json!({ "rke2-flannel": flannel_values(plan)? }),
+            chart_values: json!({ "rke2-flannel": flannel_values_with_args(plan)? }),
         })
     }
 

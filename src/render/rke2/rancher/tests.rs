@@ -64,6 +64,19 @@ fn the_cluster_object_writes_flannel_and_the_chart_values() {
     let flannel = &rke["chartValues"]["rke2-flannel"]["flannel"];
     assert_eq!(flannel["vni"], 4096);
     assert_eq!(flannel["backendPort"], 4789);
+    // The Linux flanneld is bound to the planned Linux addresses, as on the standalone path:
+    // RKE2 binds only the Windows one (rancher/rke2 pkg/windows/flannel.go).
+    let args: Vec<&str> = flannel["args"]
+        .as_sequence()
+        .expect("flanneld's arguments")
+        .iter()
+        .map(|arg| arg.as_str().unwrap())
+        .collect();
+    assert_eq!(args[..2], ["--ip-masq", "--kube-subnet-mgr"]);
+    assert!(
+        args[2].starts_with("--iface-regex=^(192\\.168\\.10\\.10|"),
+        "{args:?}"
+    );
     assert!(rke.get("machineSelectorConfig").is_none());
 }
 
