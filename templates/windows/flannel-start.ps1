@@ -35,9 +35,17 @@ $delegate.AdditionalArgs = @($delegate.AdditionalArgs) + $policy
 # Written once pods may be given addresses: the kubelet starts none before it exists.
 function Write-CniConfig {
     $conf | ConvertTo-Json -Depth 20 | Set-Content -Encoding ASCII -Path (Join-Path $env:CNI_CONFIG_PATH '10-flannel.conflist')
-    $others = Get-ChildItem -Path $env:CNI_CONFIG_PATH | Where-Object Name -NE '10-flannel.conflist'
+    $others = Get-ChildItem -Path $env:CNI_CONFIG_PATH -File | Where-Object Name -NE '10-flannel.conflist'
     foreach ($other in $others) {
-        Write-Warning "containerd reads only the first CNI configuration in $env:CNI_CONFIG_PATH; remove $($other.Name)"
+        # containerd loads the first configuration by name, and an older flannel recipe's
+        # 10-flannel.conf sorts before 10-flannel.conflist: flannel's own are set aside.
+        if ($other.Name -like '*flannel*' -and $other.Extension -in '.conf', '.conflist', '.json') {
+            Remove-Item -Force -Path "$($other.FullName).replaced-by-hybridgen" -ErrorAction SilentlyContinue
+            Rename-Item -Path $other.FullName -NewName "$($other.Name).replaced-by-hybridgen"
+            Write-Warning "set aside $($other.Name), an older flannel CNI configuration that containerd would read first"
+        } else {
+            Write-Warning "containerd reads only the first CNI configuration in $env:CNI_CONFIG_PATH; remove $($other.Name)"
+        }
     }
 }
 

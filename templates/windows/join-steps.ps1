@@ -154,7 +154,10 @@ function Invoke-Join {
         Set-Content -Encoding ASCII -NoNewline -Path $configPath -Value $ContainerdConfig
     }
     if (-not (Get-Service -Name containerd -ErrorAction SilentlyContinue)) {
-        & $containerdExe --register-service
+        # Without --log-file the service sends containerd's log nowhere
+        # (containerd cmd/containerd/command/service_windows.go).
+        New-Item -ItemType Directory -Force -Path 'C:\var\log\containerd' | Out-Null
+        & $containerdExe --register-service --log-file 'C:\var\log\containerd\containerd.log'
         if ($LASTEXITCODE -ne 0) {
             throw 'containerd --register-service failed'
         }

@@ -199,6 +199,15 @@ mod tests {
     }
 
     #[test]
+    fn an_older_flannel_cni_configuration_is_set_aside() {
+        // 10-flannel.conf (sig-windows-tools' recipe) sorts before 10-flannel.conflist.
+        assert!(FLANNEL_START.contains("if ($other.Name -like '*flannel*' -and $other.Extension -in '.conf', '.conflist', '.json') {"));
+        assert!(FLANNEL_START.contains(
+            "Rename-Item -Path $other.FullName -NewName \"$($other.Name).replaced-by-hybridgen\""
+        ));
+    }
+
+    #[test]
     fn a_digest_is_not_a_push_tag() {
         assert_eq!(push_tag("r.example/a:v1@sha256:00"), "r.example/a:v1");
         assert_eq!(push_tag("r.example/a:v1"), "r.example/a:v1");

@@ -518,6 +518,13 @@ mod tests {
     }
 
     #[test]
+    fn the_containerd_service_logs_to_a_file() {
+        assert!(STEPS.contains(
+            "& $containerdExe --register-service --log-file 'C:\\var\\log\\containerd\\containerd.log'"
+        ));
+    }
+
+    #[test]
     fn crictl_talks_to_containerd() {
         let config = crictl_config();
         assert!(config.contains("runtime-endpoint: npipe:////./pipe/containerd-containerd\n"));
