@@ -29,7 +29,12 @@ fn hybridgen(args: &[&str]) -> Output {
 
 /// The example with every node's name qualified by [`DOMAIN`]; its path and the new names.
 fn qualified(example: &str) -> (PathBuf, PathBuf, Vec<String>) {
-    let text = std::fs::read_to_string(root().join("examples").join(example)).unwrap();
+    let path = if example.contains('/') {
+        root().join(example)
+    } else {
+        root().join("examples").join(example)
+    };
+    let text = std::fs::read_to_string(path).unwrap();
     let mut names = Vec::new();
     let mut lines = Vec::new();
     for line in text.lines() {
@@ -47,7 +52,7 @@ fn qualified(example: &str) -> (PathBuf, PathBuf, Vec<String>) {
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join("node-names")
-        .join(example.trim_end_matches(".yaml"));
+        .join(example.trim_end_matches(".yaml").replace('/', "_"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let spec = dir.join("spec.yaml");
@@ -123,6 +128,7 @@ fn qualified_node_names_plan_and_render_in_every_example() {
         ("rancher-2.14-custom-windows.yaml", true),
         ("rancher-2.14-terraform-azure.yaml", true),
         ("rancher-gce-host-gw.yaml", false),
+        ("tests/fixtures/render/aws-host-gw.yaml", false),
     ] {
         let (spec, out, names) = qualified(example);
         assert!(names.len() >= 3, "{example}");
