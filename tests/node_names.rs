@@ -28,7 +28,7 @@ fn hybridgen(args: &[&str]) -> Output {
 }
 
 /// The example with every node's name qualified by [`DOMAIN`]; its path and the new names.
-fn qualified(example: &str) -> (PathBuf, PathBuf, Vec<String>) {
+fn qualified(example: &str, case: &str) -> (PathBuf, PathBuf, Vec<String>) {
     let path = if example.contains('/') {
         root().join(example)
     } else {
@@ -52,6 +52,7 @@ fn qualified(example: &str) -> (PathBuf, PathBuf, Vec<String>) {
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join("node-names")
+        .join(case)
         .join(example.trim_end_matches(".yaml").replace('/', "_"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -130,7 +131,7 @@ fn qualified_node_names_plan_and_render_in_every_example() {
         ("rancher-gce-host-gw.yaml", false),
         ("tests/fixtures/render/aws-host-gw.yaml", false),
     ] {
-        let (spec, out, names) = qualified(example);
+        let (spec, out, names) = qualified(example, "every-example");
         assert!(names.len() >= 3, "{example}");
         let plan = hybridgen(&["plan", spec.to_str().unwrap(), "--format", "json"]);
         assert!(
@@ -169,12 +170,11 @@ fn qualified_node_names_plan_and_render_in_every_example() {
 
 #[test]
 fn a_node_name_longer_than_a_label_value_is_refused_with_that_reason() {
-    let (spec, _, _) = qualified("rke2-1.31-flannel-windows.yaml");
+    let (spec, _, _) = qualified("rke2-1.31-flannel-windows.yaml", "long-name");
     let text = std::fs::read_to_string(&spec).unwrap().replace(
         &format!("win-agent-1{DOMAIN}"),
         &format!("win-agent-1-with-a-name-longer-than-a-label-value{DOMAIN}"),
     );
-    let spec = spec.with_file_name("long-name.yaml");
     std::fs::write(&spec, text).unwrap();
     let plan = hybridgen(&["plan", spec.to_str().unwrap(), "--format", "json"]);
     let report = stdout(&plan);
