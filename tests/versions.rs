@@ -273,12 +273,14 @@ fn every_minor_line_and_build_renders_what_its_rows_call_for() {
                     let name = gate.trim_end_matches("=true");
                     assert_eq!(stage(name), Gate::Alpha, "{at}: {gate}");
                 }
-                assert_eq!(env_value(&proxy[0], "ENABLE_DSR"), "true", "{at}");
+                // DSR is on by default only where its gate is (beta from 1.33): an alpha gate is
+                // switched on only when the spec asks (`windows.hostProcess.dsr: true`).
                 assert_eq!(
-                    gates.contains("WinDSR=true"),
-                    row.win_dsr == Gate::Alpha,
-                    "{at}: DSR is on, so its gate is named while it is off by default"
+                    env_value(&proxy[0], "ENABLE_DSR"),
+                    (row.win_dsr != Gate::Alpha).to_string(),
+                    "{at}"
                 );
+                assert!(!gates.contains("WinDSR"), "{at}: {gates}");
 
                 // kubeadm: the API the minor reads, in its extraArgs form.
                 let join = yaml(&rendered.files["windows/win-worker-0/kubeadm-join.yaml"]);
@@ -354,6 +356,16 @@ fn the_rows_say_what_the_sources_say() {
             .iter()
             .any(|flag| flag.starts_with("--pod-infra-container-image"))
     };
+    // The sandbox image: a 1809 variant on Windows Server 2019, 3.10.2 (with ltsc2025) elsewhere.
+    for (build, pause) in [
+        (BUILDS[0], "registry.k8s.io/pause:3.10"),
+        (BUILDS[1], "registry.k8s.io/pause:3.10.2"),
+        (BUILDS[2], "registry.k8s.io/pause:3.10.2"),
+    ] {
+        let rendered = render(row(33), line(2, 0), build);
+        let config = containerd_config(&rendered.files["windows/win-worker-0/join.ps1"]).join("\n");
+        assert!(config.contains(&format!("'{pause}'")), "{build}: {config}");
+    }
     assert!(sandbox(&flags_of(26)));
     assert!(!sandbox(&flags_of(27)));
     assert!(!sandbox(&flags_of(35)));
@@ -365,8 +377,25 @@ fn the_rows_say_what_the_sources_say() {
             "FEATURE_GATES",
         )
     };
-    // WinDSR: alpha to 1.32, beta in 1.33, locked from 1.34.
-    assert_eq!(gates_of(32), "WinDSR=true");
+    // WinDSR: alpha to 1.32 (DSR off unless asked for), beta in 1.33, locked from 1.34.
+    assert_eq!(gates_of(32), "");
+    // Asked for, DSR is on before 1.33 too, through the alpha gate.
+    let text = spec_text(row(32), line(1, 7), ws2022).replace(
+        "    registry: registry.example.com/k8s",
+        "    dsr: true\n    registry: registry.example.com/k8s",
+    );
+    let checked = hybridgen::pipeline::check("spec.yaml", text.into_bytes());
+    let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
+        panic!("1.32 with dsr: true does not plan");
+    };
+    let files = render_all(&Input { spec, plan }).unwrap();
+    let proxy = files
+        .iter()
+        .find(|artifact| artifact.path == "windows/kube-proxy-windows.yml")
+        .unwrap();
+    let proxy = &yaml(&proxy.contents)[0];
+    assert_eq!(env_value(proxy, "FEATURE_GATES"), "WinDSR=true");
+    assert_eq!(env_value(proxy, "ENABLE_DSR"), "true");
     assert_eq!(gates_of(33), "");
     assert_eq!(gates_of(34), "");
 

@@ -183,12 +183,21 @@ fn one_network_name_vni_port_and_ranges_everywhere() {
             "{name}: loopbackDSR"
         );
 
-        // On a cloud, kube-proxy's start script restores the route to the metadata service.
-        assert_eq!(
-            proxy_env["METADATA_ROUTE"],
-            (plan["cloud"] != "none").to_string(),
-            "{name}: METADATA_ROUTE"
-        );
+        // On a cloud, kube-proxy's start script restores the routes to its link-local services:
+        // the metadata service everywhere, and on AWS also KMS, Time Sync and DNS.
+        let routes: Vec<&str> = proxy_env["METADATA_ROUTES"]
+            .split(',')
+            .filter(|route| !route.is_empty())
+            .collect();
+        match plan["cloud"].as_str().unwrap() {
+            "none" => assert!(routes.is_empty(), "{name}: {routes:?}"),
+            "aws" => {
+                assert!(routes.contains(&"169.254.169.254/32"), "{name}");
+                assert!(routes.contains(&"169.254.169.123/32"), "{name}: Time Sync");
+                assert!(routes.contains(&"169.254.169.250/32"), "{name}: KMS");
+            }
+            _ => assert_eq!(routes, ["169.254.169.254/32"], "{name}"),
+        }
 
         // flanneld reaches the API server where the nodes join it, not through the Service;
         // kube-proxy reads kubeadm's kubeconfig and is given no endpoint.

@@ -46,6 +46,10 @@ pub struct CloudTraits {
     pub route_limit: usize,
     /// How each node is allowed to forward for its pod subnet, completing "apply the routes, and …".
     pub forwarding: &'static str,
+    /// The link-local services a Windows node reaches through routes on its adapter, which
+    /// creating the HNS network drops (kubernetes-sigs/sig-windows-tools#36): kube-proxy's start
+    /// script on the HostProcess path restores them and keeps checking.
+    pub link_local_routes: &'static [&'static str],
 }
 
 impl CloudTraits {
@@ -158,6 +162,19 @@ pub static CLOUDS: [CloudTraits; 3] = [
         // Amazon VPC quotas, "Routes per route table": 500 (raised from 50 in 2025).
         route_limit: 500,
         forwarding: "turn off each instance's source/destination check",
+        // The routes AWS Windows AMIs add (EC2Launch v2 `addRoutes`,
+        // https://docs.aws.amazon.com/AWSEC2/latest/WindowsGuide/ec2launch-v2-settings.html):
+        // instance metadata, KMS activation (.250, .251) and its failover (.249), Amazon Time Sync
+        // (https://docs.aws.amazon.com/AWSEC2/latest/WindowsGuide/windows-set-time.html) and the
+        // Route 53 Resolver (.253).
+        link_local_routes: &[
+            "169.254.169.254/32",
+            "169.254.169.250/32",
+            "169.254.169.251/32",
+            "169.254.169.249/32",
+            "169.254.169.123/32",
+            "169.254.169.253/32",
+        ],
     },
     CloudTraits {
         provider: Provider::Gce,
@@ -184,6 +201,9 @@ pub static CLOUDS: [CloudTraits; 3] = [
         // Google Cloud VPC quotas, "Routes": 250 static routes per project by default.
         route_limit: 250,
         forwarding: "create each instance with `canIpForward`",
+        // The metadata server (Kubernetes' own Windows node script restores only this one:
+        // kubernetes/kubernetes `cluster/gce/windows/k8s-node-setup.psm1`).
+        link_local_routes: &["169.254.169.254/32"],
     },
     CloudTraits {
         provider: Provider::Azure,
@@ -216,6 +236,10 @@ pub static CLOUDS: [CloudTraits; 3] = [
         // Azure networking limits, "Routes per route table": 400.
         route_limit: 400,
         forwarding: "enable IP forwarding on each node's NIC",
+        // Instance Metadata Service
+        // (https://learn.microsoft.com/en-us/azure/virtual-machines/instance-metadata-service);
+        // 168.63.129.16 is no link-local address and follows the default route.
+        link_local_routes: &["169.254.169.254/32"],
     },
 ];
 

@@ -147,7 +147,10 @@ pub struct WindowsPlan {
     pub kube_proxy_image: Option<String>,
     /// kube-proxy Direct Server Return on the HostProcess path: on only when every Windows node's
     /// build is known to have it (a column of [`releases::windows`]: Windows Server 2019 from
-    /// 10.0.17763.1554, KB4580390, or later).
+    /// 10.0.17763.1554, KB4580390, or later), and when `windows.hostProcess.dsr` asks for it or,
+    /// unset, when the minor's `WinDSR` gate is on by default (beta from 1.33): an alpha gate is
+    /// never switched on unasked (kubernetes/website `feature-gates/WinDSR.md`; DSR broke
+    /// pod-to-pod traffic on some Windows Server 2022 l2bridge builds, kubernetes/website#31759).
     pub dsr: bool,
 }
 
@@ -597,13 +600,30 @@ fn plan_windows(
         containerd_version,
         flannel_image,
         kube_proxy_image,
-        dsr: nodes
-            .iter()
-            .filter_map(|node| node.windows.as_ref())
-            .all(|windows| {
-                matches!(&windows.build, Some(Ok(build))
+        dsr: dsr_wanted(windows, kubernetes)
+            && nodes
+                .iter()
+                .filter_map(|node| node.windows.as_ref())
+                .all(|windows| {
+                    matches!(&windows.build, Some(Ok(build))
                     if releases::windows::has(build, |row| row.dsr) == releases::windows::Has::Yes)
-            }),
+                }),
+    })
+}
+
+/// Whether kube-proxy DSR is asked for: as `windows.hostProcess.dsr` says, else when the minor
+/// has the `WinDSR` gate on by default (an unknown minor counts as the newest).
+fn dsr_wanted(
+    windows: &crate::spec::Windows,
+    kubernetes: Option<&releases::kubernetes::Resolved>,
+) -> bool {
+    let asked = windows
+        .host_process
+        .as_ref()
+        .and_then(|host_process| host_process.dsr);
+    asked.unwrap_or_else(|| {
+        let row = kubernetes.map_or(releases::kubernetes::newest(), |resolved| resolved.row);
+        row.win_dsr != releases::kubernetes::Gate::Alpha
     })
 }
 
@@ -717,7 +737,11 @@ fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeW
     if setup == Some(WindowsSetup::HostProcess) {
         // containerd runs the sandboxes there; its own default pause image may predate the
         // node's build (containerd 1.7 has pause:3.8, without Windows Server 2025).
-        defaults.pause = pins::PAUSE_IMAGE.to_string();
+        defaults.pause = match build.as_ref().and_then(|build| build.as_ref().ok()) {
+            Some(build) if build.build == 17763 => pins::PAUSE_IMAGE_WS2019,
+            _ => pins::PAUSE_IMAGE,
+        }
+        .to_string();
     }
     let written = shared.and_then(|windows| windows.images.as_ref());
     let images = Images {
@@ -757,7 +781,7 @@ pub fn default_images(build: u32) -> Images {
     let pause = if build == 17763 {
         "mcr.microsoft.com/k8s/core/pause:1.2.0".to_string()
     } else {
-        "registry.k8s.io/pause:3.10.2".to_string()
+        pins::PAUSE_IMAGE.to_string()
     };
     Images {
         pause,

@@ -176,6 +176,216 @@ pub static DROPPED: &[&str] = &[
     "vpn-auth-file",
 ];
 
+/// The RKE2 arguments Rancher passes on from `machineGlobalConfig` and `machineSelectorConfig`:
+/// rancher/rancher `pkg/capr/planner/filter.go` (`filterConfigData`) keeps a key only when its
+/// version data (rancher/kontainer-driver-metadata `channels-rke2.yaml`,
+/// https://github.com/rancher/kontainer-driver-metadata) lists it in `agentArgs`, for every
+/// machine, or in `serverArgs`, for etcd and control-plane machines only; every other key is
+/// deleted without a message. These are the lists of the newest releases there (v1.31.13,
+/// v1.32.9 and v1.33.5 onwards), the widest so far: older Rancher versions keep fewer.
+pub static RANCHER_AGENT_ARGS: &[&str] = &[
+    "audit-policy-file",
+    "bind-address",
+    "cloud-controller-manager-extra-env",
+    "cloud-controller-manager-extra-mount",
+    "cloud-controller-manager-image",
+    "cloud-provider-config",
+    "cloud-provider-name",
+    "container-runtime-endpoint",
+    "control-plane-probe-configuration",
+    "control-plane-resource-limits",
+    "control-plane-resource-requests",
+    "debug",
+    "default-runtime",
+    "disable-default-registry-endpoint",
+    "enable-pprof",
+    "etcd-extra-env",
+    "etcd-extra-mount",
+    "kube-apiserver-extra-env",
+    "kube-apiserver-extra-mount",
+    "kube-controller-manager-extra-env",
+    "kube-controller-manager-extra-mount",
+    "kube-proxy-arg",
+    "kube-proxy-extra-env",
+    "kube-proxy-extra-mount",
+    "kube-proxy-image",
+    "kube-scheduler-extra-env",
+    "kube-scheduler-extra-mount",
+    "kubelet-arg",
+    "kubelet-path",
+    "lb-server-port",
+    "nonroot-devices",
+    "pod-security-admission-config-file",
+    "profile",
+    "protect-kernel-defaults",
+    "resolv-conf",
+    "selinux",
+    "system-default-registry",
+];
+
+/// The `serverArgs` of the same version data: Rancher passes them to etcd and control-plane
+/// machines only, never to a worker-only machine (every Windows node is one).
+pub static RANCHER_SERVER_ARGS: &[&str] = &[
+    "audit-policy-file",
+    "cluster-cidr",
+    "cluster-dns",
+    "cluster-domain",
+    "cni",
+    "container-runtime-endpoint",
+    "datastore-cafile",
+    "datastore-certfile",
+    "datastore-endpoint",
+    "datastore-keyfile",
+    "disable",
+    "disable-cloud-controller",
+    "disable-kube-proxy",
+    "disable-scheduler",
+    "egress-selector-mode",
+    "embedded-registry",
+    "enable-servicelb",
+    "etcd-arg",
+    "etcd-expose-metrics",
+    "etcd-image",
+    "helm-job-image",
+    "ingress-controller",
+    "kube-apiserver-arg",
+    "kube-apiserver-image",
+    "kube-cloud-controller-manager-arg",
+    "kube-controller-manager-arg",
+    "kube-controller-manager-image",
+    "kube-proxy-arg",
+    "kube-scheduler-arg",
+    "kube-scheduler-image",
+    "kubelet-path",
+    "node-name-from-cloud-provider-metadata",
+    "pause-image",
+    "runtime-image",
+    "service-cidr",
+    "service-node-port-range",
+    "servicelb-namespace",
+    "snapshotter",
+    "supervisor-metrics",
+    "tls-san",
+    "tls-san-security",
+    "write-kubeconfig",
+    "write-kubeconfig-group",
+    "write-kubeconfig-mode",
+];
+
+/// What to do instead of a key Rancher drops, where Rancher has a field of its own for it: the
+/// registration command's flag or the `provisioning.cattle.io/v1` `Cluster` field (rancher/rancher
+/// `pkg/crds/yaml/generated/provisioning.cattle.io_clusters.yaml`, v2.14.4,
+/// https://github.com/rancher/rancher/blob/v2.14.4/pkg/crds/yaml/generated/provisioning.cattle.io_clusters.yaml).
+pub static RANCHER_SETS: &[(&str, &str)] = &[
+    (
+        "data-dir",
+        "set `spec.rkeConfig.dataDirectories.k8sDistro` of the Rancher cluster",
+    ),
+    (
+        "etcd-disable-snapshots",
+        "set `spec.rkeConfig.etcd.disableSnapshots` of the Rancher cluster",
+    ),
+    (
+        "etcd-s3",
+        "set `spec.rkeConfig.etcd.s3` of the Rancher cluster",
+    ),
+    (
+        "etcd-s3-access-key",
+        "set `spec.rkeConfig.etcd.s3` of the Rancher cluster (its `cloudCredentialName`)",
+    ),
+    (
+        "etcd-s3-bucket",
+        "set `spec.rkeConfig.etcd.s3.bucket` of the Rancher cluster",
+    ),
+    (
+        "etcd-s3-endpoint",
+        "set `spec.rkeConfig.etcd.s3.endpoint` of the Rancher cluster",
+    ),
+    (
+        "etcd-s3-endpoint-ca",
+        "set `spec.rkeConfig.etcd.s3.endpointCA` of the Rancher cluster",
+    ),
+    (
+        "etcd-s3-folder",
+        "set `spec.rkeConfig.etcd.s3.folder` of the Rancher cluster",
+    ),
+    (
+        "etcd-s3-region",
+        "set `spec.rkeConfig.etcd.s3.region` of the Rancher cluster",
+    ),
+    (
+        "etcd-s3-retention",
+        "set `spec.rkeConfig.etcd.s3.retention` of the Rancher cluster",
+    ),
+    (
+        "etcd-s3-secret-key",
+        "set `spec.rkeConfig.etcd.s3` of the Rancher cluster (its `cloudCredentialName`)",
+    ),
+    (
+        "etcd-s3-skip-ssl-verify",
+        "set `spec.rkeConfig.etcd.s3.skipSSLVerify` of the Rancher cluster",
+    ),
+    (
+        "etcd-snapshot-retention",
+        "set `spec.rkeConfig.etcd.snapshotRetention` of the Rancher cluster",
+    ),
+    (
+        "etcd-snapshot-schedule-cron",
+        "set `spec.rkeConfig.etcd.snapshotScheduleCron` of the Rancher cluster",
+    ),
+    (
+        "node-external-ip",
+        "pass `--address` to the node's registration command",
+    ),
+    (
+        "node-ip",
+        "pass `--internal-address` to the node's registration command",
+    ),
+    (
+        "node-label",
+        "pass `--label` to the node's registration command",
+    ),
+    (
+        "node-name",
+        "pass `--node-name` to the node's registration command",
+    ),
+    (
+        "node-taint",
+        "pass `--taint` to the node's registration command",
+    ),
+    (
+        "private-registry",
+        "set `spec.rkeConfig.registries` of the Rancher cluster",
+    ),
+];
+
+/// Which machines Rancher passes a key to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RancherPasses {
+    EveryMachine,
+    /// etcd and control-plane machines only.
+    ServersOnly,
+    None,
+}
+
+pub fn rancher_passes(key: &str) -> RancherPasses {
+    if RANCHER_AGENT_ARGS.contains(&key) {
+        RancherPasses::EveryMachine
+    } else if RANCHER_SERVER_ARGS.contains(&key) {
+        RancherPasses::ServersOnly
+    } else {
+        RancherPasses::None
+    }
+}
+
+/// What sets a key Rancher drops instead, when Rancher has a field for it.
+pub fn rancher_field(key: &str) -> Option<&'static str> {
+    RANCHER_SETS
+        .iter()
+        .find(|(name, _)| *name == key)
+        .map(|(_, field)| *field)
+}
+
 /// Who reads a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -224,6 +434,29 @@ mod tests {
         for key in SERVER_ONLY {
             assert!(!DROPPED.contains(key), "{key}");
         }
+    }
+
+    #[test]
+    fn rancher_lists_are_sorted_and_name_rke2_flags() {
+        for list in [RANCHER_AGENT_ARGS, RANCHER_SERVER_ARGS] {
+            let mut sorted = list.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted, list);
+            for key in list {
+                assert_ne!(scope(key), Scope::Unknown, "{key}");
+            }
+        }
+        for (key, _) in RANCHER_SETS {
+            assert_eq!(rancher_passes(key), RancherPasses::None, "{key}");
+            assert_ne!(scope(key), Scope::Unknown, "{key}");
+        }
+        assert_eq!(rancher_passes("kubelet-arg"), RancherPasses::EveryMachine);
+        assert_eq!(rancher_passes("pause-image"), RancherPasses::ServersOnly);
+        assert_eq!(
+            rancher_passes("etcd-snapshot-retention"),
+            RancherPasses::None
+        );
     }
 
     #[test]

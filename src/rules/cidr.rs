@@ -3,8 +3,9 @@
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::plan::address::{nth, overlaps, size};
+use crate::plan::distribution::Distribution;
 use crate::plan::subnets::overlapping_pairs;
-use crate::plan::{DNS_SERVICE_INDEX, ExternalRoutes, Plan, PodCidrs, SubnetSource};
+use crate::plan::{DNS_SERVICE_INDEX, ExternalRoutes, Plan, PodCidrs, SubnetSource, WindowsSetup};
 use crate::spec::Os;
 use ipnet::Ipv4Net;
 use std::net::Ipv4Addr;
@@ -92,8 +93,9 @@ declare_rules! {
     /// ### What it checks
     /// That `nodeCidrMaskSize` is not shorter than the `clusterCidr` prefix (equal is one node
     /// subnet, the whole range), at most 16 bits longer, and at most /30. Warning: Windows nodes
-    /// with a mask other than /24. How many node subnets the range holds for the nodes is HG107's
-    /// question.
+    /// set up by KubeCluster.ps1 or RKE1 with a mask other than /24 (the HostProcess path and
+    /// RKE2 work from the subnet's prefix). How many node subnets the range holds for the nodes
+    /// is HG107's question.
     ///
     /// ### Why it matters
     /// kube-controller-manager and kubeadm refuse a node subnet larger than the cluster range and
@@ -623,7 +625,14 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
                 )
                 .help(help),
         );
-    } else if plan.has_windows() && plan.node_mask != 24 {
+    } else if plan.has_windows()
+        && plan.node_mask != 24
+        // The /24 arithmetic is microsoft/SDN's `helper.psm1` (KubeCluster.ps1, RKE1). The
+        // HostProcess scripts compute from the subnet's prefix, and RKE2's Windows agent reserves
+        // through host-local (rancher/rke2 `pkg/windows/flannel.go`).
+        && plan.windows_setup != Some(WindowsSetup::HostProcess)
+        && context.spec.distribution() != Distribution::Rke2
+    {
         found.push(
             Diagnostic::new(
                 &NODE_MASK_INVALID,
@@ -1239,6 +1248,44 @@ nodes:
             .iter()
             .map(|finding| finding.code())
             .collect()
+    }
+
+    /// The /24 warning belongs to KubeCluster.ps1's arithmetic: a /25 on the HostProcess path or
+    /// on RKE2 is fine.
+    #[test]
+    fn a_windows_mask_other_than_24_is_judged_by_the_setup() {
+        let spec = |version: &str, distribution: &str| {
+            format!(
+                "apiVersion: hybridgen/v1
+kind: Cluster
+metadata: {{name: demo}}
+kubernetes: {{version: \"{version}\"{distribution}}}
+network: {{clusterCidr: 10.244.0.0/16, serviceCidr: 10.96.0.0/12, nodeCidrMaskSize: 25}}
+flannel: {{backend: vxlan}}
+windows: {{build: \"10.0.20348.2762\", hostProcess: {{registry: registry.example.com/k8s}}}}
+nodes:
+  - {{name: control-0, os: linux, roles: [controlplane, etcd, worker], address: 192.168.10.10}}
+  - {{name: win-0, os: windows, roles: [worker], address: 192.168.10.30}}
+"
+            )
+        };
+        let mask_findings = |yaml: String| {
+            let spec: Spec = serde_yaml::from_str(&yaml).unwrap();
+            let plan = Plan::build(&spec);
+            crate::rules::run(&spec, &plan)
+                .iter()
+                .filter(|finding| finding.code() == "HG106")
+                .count()
+        };
+        assert_eq!(mask_findings(spec("1.33.4", "")), 0, "HostProcess");
+        assert_eq!(
+            mask_findings(spec("1.31.4+rke2r1", ", distribution: rke2")),
+            0,
+            "RKE2"
+        );
+        let kubecluster =
+            spec("1.22.17", "").replace(", hostProcess: {registry: registry.example.com/k8s}", "");
+        assert_eq!(mask_findings(kubecluster), 1, "KubeCluster.ps1");
     }
 
     /// Every pair of cluster prefix and node mask is judged without a panic, and HG106 fires exactly

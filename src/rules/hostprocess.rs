@@ -170,6 +170,91 @@ declare_rules! {
     /// containerd/containerd `RELEASES.md` ("Kubernetes Support"); kubernetes/enhancements
     /// KEP-4033; kubernetes.io blog "Kubernetes v1.35 sneak peek"; kubernetes/website PR #55809.
     CONTAINERD_KUBERNETES_SUPPORT = ("HG318", "containerd-kubernetes-support", Error, Some(check_containerd_support));
+
+    /// ### What it checks
+    /// On the HostProcess path, with `windows.hostProcess.images` written: that a tag naming a
+    /// version (`flannel-windows:v0.28.9-hostprocess`, `kube-proxy-windows:v1.33.4-…`) names the
+    /// planned flannel release and Kubernetes version.
+    ///
+    /// ### Why it matters
+    /// The images are built by `windows/images/build.sh` for the planned versions; an image of
+    /// another flannel release runs a Windows flanneld whose behaviour differs from the Linux one
+    /// the cluster runs (flannel has fixed Windows-only bugs in patch releases, v0.25.4 for one),
+    /// and a kube-proxy of another minor may be outside the supported version skew.
+    ///
+    /// ### Fix
+    /// Build and push the images with the rendered `build.sh`, or point the references at the
+    /// tags of the planned versions.
+    ///
+    /// ### References
+    /// https://kubernetes.io/releases/version-skew-policy/#kube-proxy;
+    /// https://github.com/flannel-io/flannel/releases.
+    HOSTPROCESS_IMAGE_VERSION_MISMATCH = ("HG322", "hostprocess-image-version-mismatch", Warning, Some(check_image_versions));
+}
+
+/// The version a tag names: `v0.28.9-hostprocess` gives 0.28.9; a digest or a tag that names
+/// none gives `None`.
+fn tag_version(reference: &str) -> Option<Release> {
+    let name = reference.split('@').next()?;
+    let last = name.rsplit('/').next()?;
+    let (_, tag) = last.split_once(':')?;
+    let tag = tag.strip_prefix('v')?;
+    let end = tag
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.'))
+        .map_or(tag.len(), |(index, _)| index);
+    Release::parse(&tag[..end])
+}
+
+fn check_image_versions(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if host_process(plan).is_none() {
+        return;
+    }
+    let Some(images) = context
+        .spec
+        .windows
+        .as_ref()
+        .and_then(|windows| windows.host_process.as_ref())
+        .and_then(|host_process| host_process.images.as_ref())
+    else {
+        return;
+    };
+    let flannel = plan.flannel.version.as_ref().ok();
+    let kubernetes = plan.kubernetes_version.as_ref().ok();
+    for (field, reference, planned, what) in [
+        ("flannel", &images.flannel, flannel, "`flannel.version`"),
+        (
+            "kubeProxy",
+            &images.kube_proxy,
+            kubernetes,
+            "`kubernetes.version`",
+        ),
+    ] {
+        let (Some(reference), Some(planned)) = (reference, planned) else {
+            continue;
+        };
+        let Some(tagged) = tag_version(reference) else {
+            continue;
+        };
+        if tagged == *planned {
+            continue;
+        }
+        found.push(
+            Diagnostic::new(
+                &HOSTPROCESS_IMAGE_VERSION_MISMATCH,
+                value(format!("/windows/hostProcess/images/{field}")),
+                format!(
+                    "image `{}` is tagged v{tagged}, but {what} is v{planned}",
+                    crate::escape::bounded(reference, 200)
+                ),
+            )
+            .label(format!("v{tagged}, not v{planned}"))
+            .help(format!(
+                "use the image built for v{planned} (the rendered `windows/images/build.sh` builds it)"
+            )),
+        );
+    }
 }
 
 fn host_process(plan: &Plan) -> Option<&WindowsPlan> {
@@ -659,6 +744,22 @@ fn check_dsr(context: &Context, found: &mut Vec<Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn image_tags_name_their_versions() {
+        let version = |text: &str| tag_version(text).map(|release| release.to_string());
+        assert_eq!(
+            version("registry.example.com:5000/k8s/flannel-windows:v0.28.9-hostprocess").as_deref(),
+            Some("0.28.9")
+        );
+        assert_eq!(
+            version("r.example/kube-proxy-windows:v1.33.4-flannel-hostprocess@sha256:00")
+                .as_deref(),
+            Some("1.33.4")
+        );
+        assert_eq!(version("r.example/flannel-windows:latest"), None);
+        assert_eq!(version("r.example:5000/flannel-windows"), None);
+    }
 
     #[test]
     fn cni_network_names_follow_the_spec() {

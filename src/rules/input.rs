@@ -2,6 +2,7 @@
 
 use super::{Context, declare_rules, node_pointer};
 use crate::diagnostic::{Diagnostic, value};
+use crate::escape;
 use crate::plan::{Parsed, Problem};
 use crate::spec::Secret;
 use crate::spec::secret_fields::{
@@ -93,17 +94,29 @@ declare_rules! {
     SECRET_INLINE = ("HG005", "secret-inline", Warning, Some(check_inline_secrets));
 
     /// ### What it checks
-    /// That `metadata.name` and every node name are DNS-1123 labels (lower-case letters, digits and
-    /// `-`, starting and ending with a letter or digit, at most 63), and `kubernetes.dnsDomain` is a
-    /// DNS-1123 subdomain (at most 253).
+    /// That `metadata.name` is a DNS-1123 label (lower-case letters, digits and `-`, starting and
+    /// ending with a letter or digit, at most 63); that every node name is a DNS-1123 subdomain
+    /// (such labels joined by dots, as clouds register nodes: `ip-10-0-0-1.eu-west-1.compute.internal`)
+    /// of at most 63 characters; and that `kubernetes.dnsDomain` is a DNS-1123 subdomain (at most
+    /// 253).
     ///
     /// ### Why it matters
-    /// Kubernetes rejects other node names, and the names become file names and cloud route names.
+    /// Kubernetes rejects other names. A node name may be a subdomain, but the kubelet also writes
+    /// it as the value of the node's `kubernetes.io/hostname` label, and label values hold at most
+    /// 63 characters, so a longer name never registers. A Windows node's name is not bound to the
+    /// 15 characters of its NetBIOS computer name: Kubernetes reads the DNS host name (up to 63
+    /// characters), and hybridgen passes the node name to the kubelet itself (`join.ps1`'s
+    /// `--hostname-override` on the HostProcess path, RKE2's `node-name`, Rancher's `--node-name`).
+    /// The names also become file names and cloud route names, which hybridgen derives safely.
     ///
     /// ### Fix
-    /// Use lower-case letters, digits and `-`.
+    /// Use lower-case letters, digits, `-` and `.` (between labels), at most 63 characters.
     ///
     /// ### References
+    /// https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-subdomain-names;
+    /// https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set;
+    /// https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetesiohostname;
+    /// https://learn.microsoft.com/en-us/troubleshoot/windows-server/active-directory/naming-conventions-for-computer-domain-site-ou;
     /// apimachinery `IsDNS1123Label`, `IsDNS1123Subdomain`; kubeadm `ValidateNetworking`.
     INVALID_NAME = ("HG007", "invalid-name", Error, Some(check_names));
 
@@ -379,6 +392,28 @@ fn is_dns_subdomain(text: &str) -> bool {
     text.len() <= 253 && text.split('.').all(is_dns_label)
 }
 
+/// The most characters of a node name: the kubelet writes the name as the value of the node's
+/// `kubernetes.io/hostname` label, and a label value holds at most 63 characters
+/// (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set).
+pub(crate) const NODE_NAME_MAX: usize = 63;
+
+/// A suggestion for a node name that is not a subdomain: each label lower-cased, other
+/// characters turned into `-`, empty labels dropped, at most [`NODE_NAME_MAX`] characters.
+fn subdomain_suggestion(text: &str) -> String {
+    let labels: Vec<String> = text
+        .split('.')
+        .map(label_suggestion)
+        .filter(|label| !label.is_empty())
+        .collect();
+    let joined = labels.join(".");
+    joined
+        .chars()
+        .take(NODE_NAME_MAX)
+        .collect::<String>()
+        .trim_end_matches(['-', '.'])
+        .to_string()
+}
+
 /// A suggestion for a name that is not a label: lower-cased, other characters turned into `-`.
 fn label_suggestion(text: &str) -> String {
     let mapped: String = text
@@ -424,8 +459,44 @@ fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
         );
     }
     for (index, node) in spec.nodes.iter().enumerate() {
-        if !is_dns_label(&node.name) {
-            name_finding(node_pointer(index, "name"), "the node name", &node.name);
+        let name = node.name.as_str();
+        if !is_dns_subdomain(name) {
+            let suggestion = subdomain_suggestion(name);
+            let mut help = format!(
+                "use lower-case letters, digits, `-` and `.` between labels, at most {NODE_NAME_MAX} characters"
+            );
+            if !suggestion.is_empty() {
+                help.push_str(&format!(", e.g. `{suggestion}`"));
+            }
+            found.push(
+                Diagnostic::new(
+                    &INVALID_NAME,
+                    value(node_pointer(index, "name")),
+                    format!(
+                        "the node name `{}` is not a DNS-1123 subdomain",
+                        escape::bounded(name, 100)
+                    ),
+                )
+                .label("not a DNS-1123 subdomain")
+                .help(help),
+            );
+        } else if name.len() > NODE_NAME_MAX {
+            found.push(
+                Diagnostic::new(
+                    &INVALID_NAME,
+                    value(node_pointer(index, "name")),
+                    format!(
+                        "the node name `{}` has {} characters: the kubelet writes it as the `kubernetes.io/hostname` label, whose value holds at most {NODE_NAME_MAX}",
+                        escape::bounded(name, 100),
+                        name.len()
+                    ),
+                )
+                .label(format!("more than {NODE_NAME_MAX} characters"))
+                .help(format!(
+                    "shorten the name to at most {NODE_NAME_MAX} characters, e.g. its first label `{}`",
+                    name.split('.').next().unwrap_or(name)
+                )),
+            );
         }
     }
     if let Some(domain) = &spec.kubernetes.dns_domain {

@@ -10,7 +10,7 @@ use crate::plan::address;
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
 use crate::plan::rke2::{DEFAULT_RANCHER_VERSION, Rke2Plan};
-use crate::plan::rke2_keys::{self, Scope};
+use crate::plan::rke2_keys::{self, RancherPasses, Scope};
 use crate::plan::version::Release;
 use crate::plan::{WINDOWS_VXLAN_PORT, WINDOWS_VXLAN_VNI};
 use crate::spec::{Backend, ConfigKeys, Role, Spec};
@@ -88,9 +88,9 @@ declare_rules! {
     /// `flannel.version`, `networkName` and `macPrefix` (the release decides flannel, Windows
     /// agents name the network `flannel.4096`), the Windows runtime, containerd, HostProcess,
     /// join and image settings (the RKE2 agent embeds containerd and runs flanneld and kube-proxy
-    /// itself), and adapter names (RKE2 binds the Windows flanneld to `node-ip`; on standalone
-    /// RKE2 the rendered chart values bind the Linux one with `--iface-regex` on the planned
-    /// addresses); on RKE1, the kubeadm join and HostProcess settings (Rancher's agent joins the
+    /// itself), and adapter names (RKE2 binds the Windows flanneld to `node-ip`; the rendered
+    /// chart values, standalone and in Rancher's `chartValues`, bind the Linux one with
+    /// `--iface-regex` on the planned addresses); on RKE1, the kubeadm join and HostProcess settings (Rancher's agent joins the
     /// Windows nodes).
     ///
     /// ### Why it matters
@@ -141,21 +141,29 @@ declare_rules! {
     RKE2_CONFIG_KEY_SKIPPED = ("HG606", "rke2-config-key-skipped", Error, Some(check_config_keys));
 
     /// ### What it checks
-    /// With `rancher:`: no per-node key (`node-ip`, `node-external-ip`, `node-name`, `node-label`,
-    /// `node-taint`) in `rke2.config` or `rke2.serverConfig`.
+    /// With `rancher:`: that Rancher passes on every key of `rke2.config` and `rke2.serverConfig`.
+    /// Rancher keeps a key only when its version data lists it as an RKE2 agent argument (for
+    /// every machine) or server argument (for etcd and control-plane machines only); it deletes
+    /// the rest, and a key such as `pause-image` or `snapshotter` in `rke2.config` reaches no
+    /// worker-only machine, Windows included.
     ///
     /// ### Why it matters
-    /// Rancher copies into a node's configuration only the keys its version data lists as RKE2
-    /// server or agent arguments, and these are none of them: they are dropped silently. The
-    /// registration command carries them (`--internal-address`, `--node-name`, `--label`,
-    /// `--taint`); hybridgen writes the node name and address there.
+    /// The key is dropped without a message: the nodes run without it. Some have a Rancher field
+    /// of their own (`etcd-snapshot-retention` is `spec.rkeConfig.etcd.snapshotRetention`), and
+    /// per-node keys travel in the registration command (`--internal-address`, `--node-name`,
+    /// `--label`, `--taint`), where hybridgen writes the node name and address. Rancher also drops
+    /// numeric values (it keeps strings, booleans and lists), so hybridgen writes numbers in
+    /// Rancher's configuration as strings, which RKE2 reads the same.
     ///
     /// ### Fix
-    /// Remove the key; add labels or taints to the node's registration command.
+    /// Remove the key, or set it where the help says.
     ///
     /// ### References
-    /// rancher/rancher `pkg/capr/planner/filter.go`, `pkg/capr/planner/config.go`;
-    /// rancher/kontainer-driver-metadata `channels-rke2.yaml` (`serverArgs`, `agentArgs`).
+    /// rancher/rancher `pkg/capr/planner/filter.go` (`filterConfigData`, `filterField`),
+    /// `pkg/capr/planner/config.go`; rancher/kontainer-driver-metadata `channels-rke2.yaml`
+    /// (`serverArgs`, `agentArgs`), https://github.com/rancher/kontainer-driver-metadata;
+    /// the `provisioning.cattle.io/v1` `Cluster` CRD,
+    /// https://github.com/rancher/rancher/blob/v2.14.4/pkg/crds/yaml/generated/provisioning.cattle.io_clusters.yaml.
     RANCHER_DROPS_CONFIG_KEY = ("HG607", "rancher-drops-config-key", Warning, Some(check_rancher_keys));
 
     /// ### What it checks
@@ -910,31 +918,59 @@ fn check_config_keys(context: &Context, found: &mut Vec<Diagnostic>) {
 
 /// Keys Rancher's version data lists as no RKE2 argument, which it drops from a node's
 /// configuration (rancher/kontainer-driver-metadata `channels-rke2.yaml`).
-const RANCHER_DROPPED: [(&str, &str); 5] = [
-    ("node-ip", "`--internal-address`"),
-    ("node-external-ip", "`--address`"),
-    ("node-name", "`--node-name`"),
-    ("node-label", "`--label`"),
-    ("node-taint", "`--taint`"),
-];
-
 fn check_rancher_keys(context: &Context, found: &mut Vec<Diagnostic>) {
     if context.spec.rancher.is_none() || context.spec.distribution() != Distribution::Rke2 {
         return;
     }
-    for (field, _, map) in config_maps(context.spec) {
-        for (name, flag) in RANCHER_DROPPED {
-            if !map.contains_key(name) || owned_by(name).is_some() {
+    let workers: Vec<&str> = context
+        .spec
+        .nodes
+        .iter()
+        .filter(|node| {
+            !node
+                .roles
+                .iter()
+                .any(|role| matches!(role, Role::Controlplane | Role::Etcd))
+        })
+        .map(|node| node.name.as_str())
+        .collect();
+    for (field, servers, map) in config_maps(context.spec) {
+        for (name, setting) in map {
+            // HG606 reports a key RKE2 would not take, or one hybridgen writes.
+            if key_problem(name, &setting.0, servers).is_some() || owned_by(name).is_some() {
                 continue;
             }
+            let shown = escape::bounded(name, 100);
+            let (message, label, help) = match rke2_keys::rancher_passes(name) {
+                RancherPasses::EveryMachine => continue,
+                RancherPasses::ServersOnly if servers || workers.is_empty() => continue,
+                RancherPasses::ServersOnly => (
+                    format!(
+                        "Rancher passes `{shown}` to etcd and control-plane machines only: worker-only nodes ({}) never get it",
+                        escape::bounded(&workers.join(", "), 200)
+                    ),
+                    "servers only",
+                    format!("move `{shown}` to `rke2.serverConfig`, or remove it"),
+                ),
+                RancherPasses::None => (
+                    format!(
+                        "Rancher drops `{shown}` from the nodes' configuration: its version data lists it as no RKE2 argument"
+                    ),
+                    "dropped by Rancher",
+                    match rke2_keys::rancher_field(name) {
+                        Some(instead) => format!("remove `{shown}` and {instead}"),
+                        None => format!("remove `{shown}`: no node would get it"),
+                    },
+                ),
+            };
             found.push(
                 Diagnostic::new(
                     &RANCHER_DROPS_CONFIG_KEY,
-                    key(format!("/rke2/{field}/{name}")),
-                    format!("Rancher drops `{name}` from the nodes' configuration: its version data lists it as no RKE2 argument"),
+                    key(format!("/rke2/{field}/{}", escape_pointer_token(name))),
+                    message,
                 )
-                .label("dropped by Rancher")
-                .help(format!("remove `{name}` and pass {flag} to the node's registration command")),
+                .label(label)
+                .help(help),
             );
         }
     }

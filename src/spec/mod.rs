@@ -112,13 +112,16 @@ pub struct Rke2 {
     #[schemars(example = &"192.168.10.10")]
     pub server: Option<String>,
     /// More `config.yaml` keys for every node, servers and agents (e.g.
-    /// `{kubelet-arg: ["image-gc-high-threshold=85"]}`): keys the RKE2 agent reads.
+    /// `{kubelet-arg: ["image-gc-high-threshold=85"]}`): keys the RKE2 agent reads. With
+    /// `rancher:`, Rancher passes on only the keys its version data lists (HG607).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &serde_json::json!({"kubelet-arg": ["image-gc-high-threshold=85"]}))]
     pub config: Option<ConfigKeys>,
-    /// More `config.yaml` keys for the servers only (e.g. `{etcd-snapshot-retention: 10}`).
+    /// More `config.yaml` keys for the servers only (e.g. `{write-kubeconfig-mode: "0640"}`). With
+    /// `rancher:`, Rancher passes on only the keys its version data lists (HG607): it sets
+    /// `etcd-snapshot-retention` from its own `spec.rkeConfig.etcd.snapshotRetention`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(example = &serde_json::json!({"etcd-snapshot-retention": 10}))]
+    #[schemars(example = &serde_json::json!({"write-kubeconfig-mode": "0640"}))]
     pub server_config: Option<ConfigKeys>,
 }
 
@@ -390,6 +393,13 @@ pub struct HostProcess {
     /// Full image references, overriding the names built from `registry`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<HostProcessImages>,
+    /// kube-proxy Direct Server Return. Default: on from Kubernetes 1.33, where the `WinDSR` gate
+    /// is beta (on upstream by default), and off before, where it is alpha. `true` turns it on
+    /// before 1.33 too, through the alpha gate; `false` keeps it off. It is on only when every
+    /// Windows node's build has DSR (Windows Server 2019 from 10.0.17763.1554).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &false)]
+    pub dsr: Option<bool>,
 }
 
 /// Full HostProcess image references.
@@ -563,7 +573,8 @@ pub struct Azure {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Node {
-    /// The node name: a DNS-1123 label, unique in the cluster.
+    /// The node name: a DNS-1123 subdomain (labels joined by dots, as clouds register nodes) of
+    /// at most 63 characters, unique in the cluster.
     #[schemars(example = &"win-0")]
     pub name: String,
     /// The node's operating system.

@@ -32,10 +32,21 @@ if ($delegate.type -eq 'sdnoverlay') {
     $policy = @{ Name = 'EndpointPolicy'; Value = @{ Type = 'SDNRoute'; Settings = @{ DestinationPrefix = "$address/32"; NeedEncap = $true } } }
 }
 $delegate.AdditionalArgs = @($delegate.AdditionalArgs) + $policy
-$conf | ConvertTo-Json -Depth 20 | Set-Content -Encoding ASCII -Path (Join-Path $env:CNI_CONFIG_PATH '10-flannel.conflist')
-$others = Get-ChildItem -Path $env:CNI_CONFIG_PATH | Where-Object Name -NE '10-flannel.conflist'
-foreach ($other in $others) {
-    Write-Warning "containerd reads only the first CNI configuration in $env:CNI_CONFIG_PATH; remove $($other.Name)"
+# Written once pods may be given addresses: the kubelet starts none before it exists.
+function Write-CniConfig {
+    $conf | ConvertTo-Json -Depth 20 | Set-Content -Encoding ASCII -Path (Join-Path $env:CNI_CONFIG_PATH '10-flannel.conflist')
+    $others = Get-ChildItem -Path $env:CNI_CONFIG_PATH -File | Where-Object Name -NE '10-flannel.conflist'
+    foreach ($other in $others) {
+        # containerd loads the first configuration by name, and an older flannel recipe's
+        # 10-flannel.conf sorts before 10-flannel.conflist: flannel's own are set aside.
+        if ($other.Name -like '*flannel*' -and $other.Extension -in '.conf', '.conflist', '.json') {
+            Remove-Item -Force -Path "$($other.FullName).replaced-by-hybridgen" -ErrorAction SilentlyContinue
+            Rename-Item -Path $other.FullName -NewName "$($other.Name).replaced-by-hybridgen"
+            Write-Warning "set aside $($other.Name), an older flannel CNI configuration that containerd would read first"
+        } else {
+            Write-Warning "containerd reads only the first CNI configuration in $env:CNI_CONFIG_PATH; remove $($other.Name)"
+        }
+    }
 }
 
 Write-Host 'Writing a kubeconfig that reads this pod''s service-account token under the sandbox mount point'
@@ -52,6 +63,53 @@ $kubeconfig = "$mount/kubeconfig-flannel.json"
     'current-context' = 'flannel'
 } | ConvertTo-Json -Depth 10 | Set-Content -Encoding ASCII -Path $kubeconfig
 
-Write-Host "Starting flanneld on $address"
-& "$mount/flannel/flanneld.exe" --kube-subnet-mgr "--kubeconfig-file=$kubeconfig" "--iface=$address" "--net-config-path=$netConf"
-exit $LASTEXITCODE
+$flannelArguments = @('--kube-subnet-mgr', "--kubeconfig-file=$kubeconfig", "--iface=$address", "--net-config-path=$netConf")
+if ($delegate.type -eq 'sdnoverlay') {
+    Write-CniConfig
+    Write-Host "Starting flanneld on $address"
+    & "$mount/flannel/flanneld.exe" @flannelArguments
+    exit $LASTEXITCODE
+}
+
+# l2bridge (host-gw): flanneld gives its host endpoint (cbr0_ep) the second address of the node's
+# subnet (flannel-io/flannel pkg/backend/hostgw/hostgw_windows.go,
+# https://github.com/flannel-io/flannel/blob/v0.28.9/pkg/backend/hostgw/hostgw_windows.go), but the
+# flannel CNI plugin hands host-local the whole subnet, so the first pod would be given it too.
+# Kubernetes' own l2bridge setup starts pods at the third address for the same reason
+# (Get_PodIP_Range_Start, https://github.com/kubernetes/kubernetes/blob/master/cluster/gce/windows/k8s-node-setup.psm1).
+# The address is reserved in host-local's store once flanneld has its subnet, before the CNI
+# configuration exists, so that no pod can be given it.
+Write-Host "Starting flanneld on $address; the CNI configuration follows once the host endpoint's address is reserved"
+$flanneld = Start-Process -FilePath "$mount/flannel/flanneld.exe" -ArgumentList $flannelArguments -NoNewWindow -PassThru
+$null = $flanneld.Handle # keeps ExitCode readable once the process has ended
+$subnetEnv = 'C:\run\flannel\subnet.env'
+while (-not (Test-Path -Path $subnetEnv)) {
+    if ($flanneld.HasExited) {
+        Write-Warning "flanneld ended with exit code $($flanneld.ExitCode) before writing $subnetEnv"
+        exit $flanneld.ExitCode
+    }
+    Start-Sleep -Seconds 1
+}
+$line = Select-String -Path $subnetEnv -Pattern '^FLANNEL_SUBNET=(\S+)' | Select-Object -First 1
+if (-not $line) {
+    Stop-Process -Id $flanneld.Id -Force
+    throw "$subnetEnv names no FLANNEL_SUBNET"
+}
+$ip, $length = $line.Matches[0].Groups[1].Value -split '/'
+$octets = ([System.Net.IPAddress]::Parse($ip)).GetAddressBytes()
+for ($i = 0; $i -lt 4; $i++) {
+    $bits = [Math]::Max(0, [Math]::Min(8, [int]$length - 8 * $i))
+    $octets[$i] = $octets[$i] -band ((0xFF00 -shr $bits) -band 0xFF)
+}
+$octets[3] = $octets[3] + 2
+$endpoint = $octets -join '.'
+$store = "C:\var\lib\cni\networks\$($conf.name)"
+New-Item -ItemType Directory -Force -Path $store | Out-Null
+$reservation = Join-Path $store $endpoint
+if (-not (Test-Path -Path $reservation)) {
+    Set-Content -Encoding ASCII -NoNewline -Path $reservation -Value 'flannel-host-endpoint'
+    Write-Host "Reserved $endpoint, flanneld's host endpoint, in $store"
+}
+Write-CniConfig
+$flanneld.WaitForExit()
+exit $flanneld.ExitCode

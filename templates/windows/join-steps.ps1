@@ -92,7 +92,8 @@ function Invoke-Join {
     if ((Get-WindowsFeature -Name Containers).InstallState -ne 'Installed') {
         Install-WindowsFeature -Name Containers | Out-Null
         Write-Host 'Installed the Containers feature: restart the node (Restart-Computer), then run this script again'
-        exit 0
+        # Not 0: the node is not joined yet, and automation must not read this run as done.
+        exit 3
     }
 
     Write-Host "Step 2/8: containerd $ContainerdVersion, with CNI in $CniBinPath and $CniConfigPath"
@@ -105,6 +106,19 @@ function Invoke-Join {
         $installed = (& $containerdExe --version) -join ' '
     }
     $upgrade = $installed -notmatch [regex]::Escape(" v$ContainerdVersion ")
+    # containerd supports upgrades to the next minor line only ("We do not officially support this
+    # upgrade path", https://github.com/containerd/containerd/issues/12727; "Upgrade Path" in
+    # https://github.com/containerd/containerd/blob/main/RELEASES.md).
+    if ($upgrade -and $installed -match ' v(\d+\.\d+)\.') {
+        $from = [array]::IndexOf($ContainerdLines, $Matches[1])
+        $to = [array]::IndexOf($ContainerdLines, ($ContainerdVersion -replace '^(\d+\.\d+)\..*$', '$1'))
+        if ($from -ge 0 -and $to -gt $from + 1) {
+            throw "containerd $($Matches[1]) is installed: upgrade one line at a time, drained, with windows.containerd.version set to the newest $($ContainerdLines[$from + 1]) patch first (see docs/windows.md)"
+        }
+        if ($from -gt $to -and $to -ge 0) {
+            throw "containerd $($Matches[1]) is installed and $ContainerdVersion is older: containerd does not support a downgrade; set windows.containerd.version to the installed line or newer"
+        }
+    }
     $configPath = Join-Path $containerdDir 'config.toml'
     $configChanged = -not (Test-Path -Path $configPath) -or ((Get-Content -Raw -Path $configPath) -ne $ContainerdConfig)
     if ($upgrade -or $configChanged) {
@@ -140,7 +154,10 @@ function Invoke-Join {
         Set-Content -Encoding ASCII -NoNewline -Path $configPath -Value $ContainerdConfig
     }
     if (-not (Get-Service -Name containerd -ErrorAction SilentlyContinue)) {
-        & $containerdExe --register-service
+        # Without --log-file the service sends containerd's log nowhere
+        # (containerd cmd/containerd/command/service_windows.go).
+        New-Item -ItemType Directory -Force -Path 'C:\var\log\containerd' | Out-Null
+        & $containerdExe --register-service --log-file 'C:\var\log\containerd\containerd.log'
         if ($LASTEXITCODE -ne 0) {
             throw 'containerd --register-service failed'
         }
@@ -197,9 +214,15 @@ function Invoke-Join {
         New-Service -Name kubelet -BinaryPathName $binaryPath -DependsOn containerd -StartupType Automatic | Out-Null
     } elseif ($service.PathName -ne $binaryPath) {
         sc.exe config kubelet binPath= $binaryPath depend= containerd start= auto | Out-Null
+        if ($LASTEXITCODE -ne 0) {
+            throw "sc.exe config kubelet failed with exit code $LASTEXITCODE"
+        }
         $restartKubelet = $true
     }
     sc.exe failure kubelet reset= 0 actions= restart/10000 | Out-Null
+    if ($LASTEXITCODE -ne 0) {
+        throw "sc.exe failure kubelet failed with exit code $LASTEXITCODE"
+    }
 
     Write-Host 'Step 7/8: the firewall'
     if (-not (Get-NetFirewallRule -Name 'kubelet-10250' -ErrorAction SilentlyContinue)) {

@@ -32,27 +32,37 @@ while (-not $hnsNetwork) {
     }
 }
 
-if ($env:METADATA_ROUTE -eq 'true') {
-    # Creating the HNS network moves the node's address to a new virtual adapter and drops the
-    # route to the cloud's instance metadata service (kubernetes-sigs/sig-windows-tools#36, PR #38).
-    $address = $null
-    while (-not $address) {
-        $address = Get-NetIPAddress -AddressFamily IPv4 -IPAddress $env:NODE_IP -ErrorAction SilentlyContinue
-        if (-not $address) {
-            Start-Sleep -Seconds 5
-        }
+# Creating the HNS network moves the node's address to a new virtual adapter and drops the routes
+# to the cloud's link-local services (kubernetes-sigs/sig-windows-tools#36, PR #38); HNS may drop
+# a route again after it was restored (kubernetes/kubernetes cluster/gce/windows/k8s-node-setup.psm1,
+# https://github.com/kubernetes/kubernetes/blob/master/cluster/gce/windows/k8s-node-setup.psm1),
+# so they are checked again every 30 seconds while kube-proxy runs.
+$metadataRoutes = @($env:METADATA_ROUTES -split ',' | Where-Object { $_ })
+function Restore-MetadataRoutes {
+    $address = Get-NetIPAddress -AddressFamily IPv4 -IPAddress $env:NODE_IP -ErrorAction SilentlyContinue
+    if (-not $address) {
+        return
     }
     $adapter = $address.InterfaceIndex
-    if (-not (Get-NetRoute -AddressFamily IPv4 -DestinationPrefix '169.254.169.254/32' -InterfaceIndex $adapter -ErrorAction SilentlyContinue)) {
+    foreach ($prefix in $metadataRoutes) {
+        if (Get-NetRoute -AddressFamily IPv4 -DestinationPrefix $prefix -InterfaceIndex $adapter -ErrorAction SilentlyContinue) {
+            continue
+        }
         $gateway = Get-NetRoute -AddressFamily IPv4 -DestinationPrefix '0.0.0.0/0' -InterfaceIndex $adapter -ErrorAction SilentlyContinue |
             Sort-Object -Property RouteMetric | Select-Object -First 1
         if ($gateway) {
-            New-NetRoute -DestinationPrefix '169.254.169.254/32' -InterfaceIndex $adapter -NextHop $gateway.NextHop -PolicyStore ActiveStore | Out-Null
-            Write-Host "Restored the route to 169.254.169.254 through $($gateway.NextHop)"
+            New-NetRoute -DestinationPrefix $prefix -InterfaceIndex $adapter -NextHop $gateway.NextHop -PolicyStore ActiveStore | Out-Null
+            Write-Host "Restored the route to $prefix through $($gateway.NextHop)"
         } else {
-            Write-Warning "no default gateway on the adapter of $($env:NODE_IP): the route to 169.254.169.254 was not restored"
+            Write-Warning "no default gateway on the adapter of $($env:NODE_IP): the route to $prefix was not restored"
         }
     }
+}
+if ($metadataRoutes) {
+    while (-not (Get-NetIPAddress -AddressFamily IPv4 -IPAddress $env:NODE_IP -ErrorAction SilentlyContinue)) {
+        Start-Sleep -Seconds 5
+    }
+    Restore-MetadataRoutes
 }
 
 Write-Host 'Pointing the kubeconfig at this pod''s service account token'
@@ -116,5 +126,17 @@ if ($env:FEATURE_GATES) {
 }
 
 Write-Host "Starting kube-proxy $($arguments -join ' ')"
-& "$mount/kube-proxy/kube-proxy.exe" @arguments
-exit $LASTEXITCODE
+if (-not $metadataRoutes) {
+    & "$mount/kube-proxy/kube-proxy.exe" @arguments
+    exit $LASTEXITCODE
+}
+$proxy = Start-Process -FilePath "$mount/kube-proxy/kube-proxy.exe" -ArgumentList $arguments -NoNewWindow -PassThru
+$null = $proxy.Handle # keeps ExitCode readable once the process has ended
+while (-not $proxy.WaitForExit(30000)) {
+    try {
+        Restore-MetadataRoutes
+    } catch {
+        Write-Warning "checking the link-local routes failed: $_"
+    }
+}
+exit $proxy.ExitCode

@@ -104,6 +104,18 @@ fn linux(name: &str, tag: &str, role: &str, server: bool, token: &NodeSecret) ->
     script.finish()
 }
 
+/// The Containers feature, which the RKE2 agent and Rancher's Windows installer (rancher/wins
+/// `install.ps1`, `Confirm-WindowsFeatures -RequiredFeatures @("Containers")`, which stops with
+/// exit code 255 without it) need; enabling it takes a restart, so the script stops with exit
+/// code 3 and is run again.
+pub(crate) const CONTAINERS_FEATURE: &str = "\
+# The Containers feature, which the RKE2 agent needs; enabling it takes a restart.
+if ((Get-WindowsOptionalFeature -Online -FeatureName Containers).State -ne 'Enabled') {
+    Enable-WindowsOptionalFeature -Online -FeatureName Containers -All -NoRestart | Out-Null
+    Write-Host 'The Containers feature is enabled: restart the node, then run this script again.'
+    exit 3
+}";
+
 fn windows(name: &str, tag: &str, role: &str, token: &NodeSecret) -> String {
     let quoted = |value: &str| powershell_quote(value);
     let token_lines = token.powershell_lines(script_name(Os::Windows), "JoinToken");
@@ -119,12 +131,7 @@ fn windows(name: &str, tag: &str, role: &str, token: &NodeSecret) -> String {
         token_lines[1].clone(),
         token_lines[2].clone(),
         String::new(),
-        "# The Containers feature, which the RKE2 agent needs; enabling it takes a restart.".into(),
-        "if ((Get-WindowsOptionalFeature -Online -FeatureName Containers).State -ne 'Enabled') {".into(),
-        "    Enable-WindowsOptionalFeature -Online -FeatureName Containers -All -NoRestart | Out-Null".into(),
-        "    Write-Host 'The Containers feature is enabled: restart the node, then run this script again.'".into(),
-        "    exit 3".into(),
-        "}".into(),
+        CONTAINERS_FEATURE.into(),
         String::new(),
         "# RKE2's configuration directory: Administrators and SYSTEM only, before the token is written there.".into(),
         "New-Item -ItemType Directory -Force -Path 'C:\\etc\\rancher\\rke2' | Out-Null".into(),
@@ -143,12 +150,16 @@ fn windows(name: &str, tag: &str, role: &str, token: &NodeSecret) -> String {
         String::new(),
         "$installer = Join-Path $env:TEMP 'rke2-install.ps1'".into(),
         format!("Invoke-WebRequest -UseBasicParsing -Uri {} -OutFile $installer", quoted(&Asset::Rke2InstallPs1.download("").url)),
+        "# The installer ends with `exit 1` on a failure, which sets $LASTEXITCODE and throws nothing.".into(),
+        "$global:LASTEXITCODE = 0".into(),
         "& $installer -Version $version".into(),
+        "if ($LASTEXITCODE -ne 0) { throw \"the RKE2 installer failed with exit code $LASTEXITCODE: read its output above\" }".into(),
         "if (-not (Get-Service -Name rke2 -ErrorAction SilentlyContinue)) {".into(),
         "    rke2.exe agent service --add".into(),
         "    if ($LASTEXITCODE -ne 0) { throw 'rke2.exe agent service --add failed' }".into(),
         "}".into(),
-        "Start-Service -Name rke2".into(),
+        "# A running service is restarted, so that a new binary or configuration takes effect.".into(),
+        "if ((Get-Service -Name rke2).Status -eq 'Running') { Restart-Service -Name rke2 } else { Start-Service -Name rke2 }".into(),
         format!("Write-Host {}", quoted(&format!("node {name}: the rke2 service is running; check it with Get-Service rke2"))),
     ];
     let mut text = lines.join("\n");

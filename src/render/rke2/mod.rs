@@ -242,11 +242,18 @@ fn linux_flanneld_args(plan: &Plan) -> Vec<String> {
     args
 }
 
-fn helm_chart_config(plan: &Plan) -> Result<String, RenderError> {
+/// The chart values with the Linux flanneld's arguments, for the standalone HelmChartConfig and
+/// Rancher's `chartValues` alike (Rancher writes them into the same HelmChartConfig).
+pub(crate) fn flannel_values_with_args(plan: &Plan) -> Result<Value, RenderError> {
     let mut values = flannel_values(plan)?;
     if let Some(flannel) = values.get_mut("flannel").and_then(Value::as_object_mut) {
         flannel.insert("args".into(), json!(linux_flanneld_args(plan)));
     }
+    Ok(values)
+}
+
+fn helm_chart_config(plan: &Plan) -> Result<String, RenderError> {
+    let values = flannel_values_with_args(plan)?;
     let values = super::yaml::document(&values);
     let object = json!({
         "apiVersion": "helm.cattle.io/v1",

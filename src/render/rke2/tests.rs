@@ -215,7 +215,8 @@ fn install_scripts_name_the_release_and_the_node_kind() {
     assert!(!agent.contains("manifests"), "agents deploy no manifest");
     let windows = &files["rke2/win-0/install.ps1"].contents;
     assert!(windows.contains("$version = 'v1.31.4+rke2r1'"));
-    assert!(windows.contains("& $installer -Version $version"));
+    assert!(windows.contains("& $installer -Version $version\nif ($LASTEXITCODE -ne 0) { throw"));
+    assert!(windows.contains("Restart-Service -Name rke2"));
     assert!(windows.contains("rke2.exe agent service --add"));
     assert!(windows.contains("[Environment]::GetEnvironmentVariable('RKE2_TOKEN')"));
     assert!(

@@ -14,7 +14,7 @@ use crate::plan::Plan;
 use crate::plan::pins::WINDOWS_CNI_CONFIG_VERSION;
 use crate::plan::releases::kubernetes::KubernetesRelease;
 use crate::render::{Artifact, Input, RenderError};
-use crate::spec::{Backend, Provider};
+use crate::spec::Backend;
 use minijinja::context;
 use minijinja::value::Serde;
 use serde::Serialize;
@@ -54,7 +54,9 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .kubernetes_release
         .ok_or_else(|| RenderError("`kubernetes.version` is not a release".into()))?
         .row;
-    let cloud = input.spec.provider() != Provider::None;
+    let routes = crate::plan::cloud::traits(input.spec.provider())
+        .map(|cloud| cloud.link_local_routes.join(","))
+        .unwrap_or_default();
     let proxy = KubeProxyManifest {
         kubernetes_tag: format!("v{}", network.kubernetes),
         image: image(settings.windows.kube_proxy_image.as_deref(), "kube-proxy")?,
@@ -64,8 +66,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         source_vip_text: vxlan.to_string(),
         dsr_text: settings.windows.dsr.to_string(),
         feature_gates: kube_proxy_gates(row, vxlan, settings.windows.dsr).join(","),
-        metadata_route: cloud,
-        metadata_route_text: cloud.to_string(),
+        metadata_routes: routes,
     };
     let proxy_text = crate::render::template("windows/kube-proxy-windows.yml.j2")?
         .render(context! { m => Serde(&proxy) })?;
@@ -184,8 +185,8 @@ struct KubeProxyManifest {
     source_vip_text: String,
     dsr_text: String,
     feature_gates: String,
-    metadata_route: bool,
-    metadata_route_text: String,
+    /// The link-local routes to restore, comma-separated; empty off a cloud.
+    metadata_routes: String,
 }
 
 #[derive(Serialize)]

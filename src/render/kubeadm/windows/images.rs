@@ -175,6 +175,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn host_gw_reserves_the_host_endpoint_address_before_pods_can_start() {
+        let (overlay, bridge) = FLANNEL_START
+            .rsplit_once("if ($delegate.type -eq 'sdnoverlay') {")
+            .unwrap();
+        assert!(
+            !overlay.contains("\nWrite-CniConfig"),
+            "no config before the backend is known"
+        );
+        let (overlay, bridge) = bridge.split_once("\n}\n").unwrap();
+        assert!(overlay.contains("Write-CniConfig"), "{overlay}");
+        let reserve = bridge
+            .find("Set-Content -Encoding ASCII -NoNewline -Path $reservation")
+            .unwrap();
+        let config = bridge.find("\nWrite-CniConfig").unwrap();
+        assert!(
+            reserve < config,
+            "the reservation comes before the CNI configuration"
+        );
+        assert!(bridge.contains("$octets[3] = $octets[3] + 2"));
+        assert!(bridge.contains("$store = \"C:\\var\\lib\\cni\\networks\\$($conf.name)\""));
+        assert!(bridge.contains("exit $flanneld.ExitCode"));
+    }
+
+    #[test]
+    fn an_older_flannel_cni_configuration_is_set_aside() {
+        // 10-flannel.conf (sig-windows-tools' recipe) sorts before 10-flannel.conflist.
+        assert!(FLANNEL_START.contains("if ($other.Name -like '*flannel*' -and $other.Extension -in '.conf', '.conflist', '.json') {"));
+        assert!(FLANNEL_START.contains(
+            "Rename-Item -Path $other.FullName -NewName \"$($other.Name).replaced-by-hybridgen\""
+        ));
+    }
+
+    #[test]
     fn a_digest_is_not_a_push_tag() {
         assert_eq!(push_tag("r.example/a:v1@sha256:00"), "r.example/a:v1");
         assert_eq!(push_tag("r.example/a:v1"), "r.example/a:v1");

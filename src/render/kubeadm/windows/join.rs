@@ -18,7 +18,7 @@ use super::hostprocess::{CNI_BIN_PATH, CNI_CONFIG_PATH};
 use super::{checked_node_name, node_settings, windows_of};
 use crate::plan::downloads::Asset;
 use crate::plan::pins::{self, CONTAINERD_CRI_SOCKET};
-use crate::plan::releases::containerd::{ConfigFormat, ContainerdLine};
+use crate::plan::releases::containerd::{self, ConfigFormat, ContainerdLine};
 use crate::plan::releases::kubernetes::KubernetesRelease;
 use crate::plan::{Plan, release_tag};
 use crate::render::node_secret::NodeSecret;
@@ -292,6 +292,11 @@ fn join_script(values: &JoinScript) -> Result<String, RenderError> {
     );
     script.comment("kube-log-runner runs the kubelet and keeps its log bounded.");
     list(&mut script, "LogRunnerArguments", &log_runner_flags());
+    script.comment(
+        "containerd's lines, oldest first: an upgrade goes to the next line only (containerd#12727).",
+    );
+    let lines: Vec<String> = containerd::LINES.iter().map(|line| line.name()).collect();
+    list(&mut script, "ContainerdLines", &lines);
     let mut text = script.finish();
     text.push_str(STEPS);
     Ok(text)
@@ -463,6 +468,60 @@ mod tests {
         let two_three =
             containerd_config(line(Release::new(2, 3, 4)), "registry.k8s.io/pause:3.10");
         assert!(two_three.starts_with("version = 4\n"));
+    }
+
+    #[test]
+    fn the_steps_stop_on_a_failed_native_command_and_a_pending_restart() {
+        // A native command's failure sets $LASTEXITCODE and throws nothing, even with
+        // $ErrorActionPreference = 'Stop': every one is checked on the next line.
+        let lines: Vec<&str> = STEPS.lines().collect();
+        for (index, line) in lines.iter().enumerate() {
+            let command = line.trim_start();
+            let native = [
+                "sc.exe ",
+                "tar.exe ",
+                "icacls.exe ",
+                "& $containerdExe",
+                "& 'C:\\k\\kubeadm.exe'",
+            ]
+            .iter()
+            .any(|start| command.starts_with(start));
+            if native {
+                let next = lines.get(index + 1).copied().unwrap_or_default();
+                assert!(next.contains("$LASTEXITCODE"), "unchecked: {line}");
+            }
+        }
+        assert!(
+            !STEPS.contains("exit 0"),
+            "a restart pending is not success"
+        );
+    }
+
+    #[test]
+    fn containerd_is_upgraded_one_line_at_a_time() {
+        let guard = STEPS
+            .split_once("if ($upgrade -and $installed -match")
+            .map(|(_, rest)| rest)
+            .expect("the upgrade guard");
+        let install = guard.find("Get-VerifiedFile -Url $ContainerdUrl").unwrap();
+        let guard = &guard[..install];
+        assert!(guard.contains("$to -gt $from + 1"), "{guard}");
+        assert!(guard.contains(
+            "throw \"containerd $($Matches[1]) is installed: upgrade one line at a time"
+        ));
+        // `$ContainerdLines` is the table in its order, which must be oldest first.
+        assert!(
+            containerd::LINES
+                .windows(2)
+                .all(|pair| (pair[0].major, pair[0].minor) < (pair[1].major, pair[1].minor))
+        );
+    }
+
+    #[test]
+    fn the_containerd_service_logs_to_a_file() {
+        assert!(STEPS.contains(
+            "& $containerdExe --register-service --log-file 'C:\\var\\log\\containerd\\containerd.log'"
+        ));
     }
 
     #[test]

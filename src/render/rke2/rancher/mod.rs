@@ -18,7 +18,9 @@
 //!   to). The registration token is read from the environment when the script runs
 //!   (`CATTLE_TOKEN`, the variable Rancher's installers read); no file holds it.
 
-use super::{cluster_keys, every_node_keys, extra_keys, flannel_values, merge, rke2_plan};
+use super::{
+    cluster_keys, every_node_keys, extra_keys, flannel_values_with_args, merge, rke2_plan,
+};
 use crate::plan::Plan;
 use crate::plan::rke2::RancherPlan;
 use crate::render::script::{Script, path_segment, powershell_quote, script_value, shell_quote};
@@ -104,6 +106,19 @@ fn script_name(os: Os) -> &'static str {
     }
 }
 
+/// Rancher keeps only string, boolean and list values of a node's configuration
+/// (rancher/rancher `pkg/capr/planner/filter.go`, `filterField`) and reads the configuration as
+/// JSON, so every number arrives as a float and is dropped: numbers are written as strings, which
+/// RKE2 reads the same (each key becomes `--key=value`).
+fn numbers_as_strings(keys: Map<String, Value>) -> Map<String, Value> {
+    keys.into_iter()
+        .map(|(name, value)| match value {
+            Value::Number(number) => (name, Value::String(number.to_string())),
+            other => (name, other),
+        })
+        .collect()
+}
+
 /// What the `Cluster` object and the Terraform resource both carry.
 struct ClusterConfig {
     kubernetes_version: String,
@@ -122,9 +137,9 @@ impl ClusterConfig {
         merge(&mut global, extra_keys(input.spec, false));
         Ok(ClusterConfig {
             kubernetes_version: super::release_tag(rke2_plan(plan)?)?.to_string(),
-            machine_global_config: global,
-            server_config: extra_keys(input.spec, true),
-            chart_values: json!({ "rke2-flannel": flannel_values(plan)? }),
+            machine_global_config: numbers_as_strings(global),
+            server_config: numbers_as_strings(extra_keys(input.spec, true)),
+            chart_values: json!({ "rke2-flannel": flannel_values_with_args(plan)? }),
         })
     }
 
@@ -222,8 +237,16 @@ fn terraform(
         };
         let value =
             Expression::reference(&format!("{token}.{command}"))?.followed_by(&format!(" {flags}"));
+        // Node names may hold dots (`ip-10-0-0-1.eu-west-1.compute.internal`), which become `_`
+        // like `-`: two names that differ only there would share one output.
+        let output = terraform::identifier(&format!("register_{}", node.name.replace('-', "_")));
+        if outputs.contains_key(&output) {
+            return Err(RenderError(format!(
+                "two nodes would share the Terraform output name `{output}`: rename one of them"
+            )));
+        }
         outputs.insert(
-            terraform::identifier(&format!("register_{}", node.name.replace('-', "_"))),
+            output,
             json!({
                 "description": format!("The registration command of node {}: run it on the node.", node.name),
                 "value": value,
@@ -355,6 +378,9 @@ fn windows_script(name: &str, url: &str, address: &str) -> String {
         "if (-not $env:CATTLE_TOKEN) {".into(),
         "    throw \"set CATTLE_TOKEN to the cluster's registration token (see docs/rke2.md)\"".into(),
         "}".into(),
+        String::new(),
+        super::install::CONTAINERS_FEATURE.into(),
+        String::new(),
         "$installer = Join-Path $env:TEMP 'wins-agent-install.ps1'".into(),
         format!("curl.exe -fL {} -o $installer", quoted(&format!("{url}/wins-agent-install.ps1"))),
         "if ($LASTEXITCODE -ne 0) { throw 'could not download the Rancher agent installer' }".into(),
@@ -368,7 +394,10 @@ fn windows_script(name: &str, url: &str, address: &str) -> String {
         format!("    InternalAddress = {}", quoted(address)),
         "}".into(),
         "if ($env:CATTLE_CA_CHECKSUM) { $arguments.CaChecksum = $env:CATTLE_CA_CHECKSUM }".into(),
+        "# The installer stops with `exit 255` on a failure, which sets $LASTEXITCODE and throws nothing.".into(),
+        "$global:LASTEXITCODE = 0".into(),
         "& $installer @arguments".into(),
+        "if ($LASTEXITCODE -ne 0) { throw \"the Rancher agent installer failed with exit code $LASTEXITCODE: read its output above\" }".into(),
     ];
     let mut text = lines.join("\n");
     text.push('\n');

@@ -65,6 +65,19 @@ fn the_cluster_object_writes_flannel_and_the_chart_values() {
     let flannel = &rke["chartValues"]["rke2-flannel"]["flannel"];
     assert_eq!(flannel["vni"], 4096);
     assert_eq!(flannel["backendPort"], 4789);
+    // The Linux flanneld is bound to the planned Linux addresses, as on the standalone path:
+    // RKE2 binds only the Windows one (rancher/rke2 pkg/windows/flannel.go).
+    let args: Vec<&str> = flannel["args"]
+        .as_sequence()
+        .expect("flanneld's arguments")
+        .iter()
+        .map(|arg| arg.as_str().unwrap())
+        .collect();
+    assert_eq!(args[..2], ["--ip-masq", "--kube-subnet-mgr"]);
+    assert!(
+        args[2].starts_with("--iface-regex=^(192\\.168\\.10\\.10|"),
+        "{args:?}"
+    );
     assert!(rke.get("machineSelectorConfig").is_none());
 }
 
@@ -83,7 +96,7 @@ fn server_keys_are_selected_by_either_server_role() {
             let labels = entry["machineLabelSelector"]["matchLabels"]
                 .as_mapping()
                 .unwrap();
-            assert_eq!(entry["config"]["etcd-snapshot-retention"], 10);
+            assert_eq!(entry["config"]["etcd-snapshot-retention"], "10");
             labels.keys().next().unwrap().as_str().unwrap().to_string()
         })
         .collect();
@@ -97,7 +110,7 @@ fn server_keys_are_selected_by_either_server_role() {
                 .as_str()
                 .unwrap()
         )["etcd-snapshot-retention"],
-        10
+        "10"
     );
 }
 
@@ -171,4 +184,47 @@ fn registration_scripts_take_the_token_at_run_time() {
     for (path, text) in &files {
         assert!(!text.contains("<unset:"), "{path} waits for a secret");
     }
+}
+
+#[test]
+fn windows_registration_enables_containers_and_stops_when_the_installer_fails() {
+    let files = render(&spec_text(""));
+    let windows = &files["rancher/win-0/register.ps1"];
+    let feature = windows
+        .find("Enable-WindowsOptionalFeature -Online -FeatureName Containers")
+        .expect("the Containers feature is enabled");
+    let install = windows.find("& $installer @arguments").unwrap();
+    assert!(
+        feature < install,
+        "the feature comes before Rancher's installer"
+    );
+    let after = &windows[install..];
+    assert!(
+        after.contains("if ($LASTEXITCODE -ne 0) { throw"),
+        "the installer's exit code is checked:\n{after}"
+    );
+    let before = &windows[..install];
+    assert!(before.ends_with("$global:LASTEXITCODE = 0\n"), "{before}");
+}
+
+#[test]
+fn numbers_reach_rancher_as_strings() {
+    let files = render(&spec_text(
+        "rke2:\n  config:\n    lb-server-port: 6444\n    debug: true\n  serverConfig:\n    etcd-snapshot-retention: 10\n",
+    ));
+    let cluster = yaml(&files["rancher/cluster.yaml"]);
+    let rke = &cluster["spec"]["rkeConfig"];
+    assert_eq!(rke["machineGlobalConfig"]["lb-server-port"], "6444");
+    assert_eq!(rke["machineGlobalConfig"]["debug"], true);
+    let selectors = rke["machineSelectorConfig"].as_sequence().unwrap();
+    assert!(
+        selectors
+            .iter()
+            .any(|entry| entry["config"]["etcd-snapshot-retention"] == "10")
+    );
+    let terraform = &files["rancher/cluster.tf.json"];
+    assert!(
+        terraform.contains("lb-server-port: \\\"6444\\\""),
+        "{terraform}"
+    );
 }
