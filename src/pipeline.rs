@@ -54,7 +54,11 @@ fn check_with(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
 fn check_unsuppressed(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
     let mut checked = Checked::new(source);
-    let loaded = decoded.and_then(|()| load::load(&checked.file.source));
+    let (loaded, nodes) = match (decoded, typing) {
+        (Err(error), _) => (Err(error), None),
+        (Ok(()), Typing::TypedFirst) => schema::load_typing_nodes(&checked.file.source),
+        (Ok(()), Typing::SchemaFirst) => (load::load(&checked.file.source), None),
+    };
     let document = match loaded {
         Ok(document) => document,
         Err(error) => return checked.syntax_error(error),
@@ -69,11 +73,11 @@ fn check_unsuppressed(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
         Typing::TypedFirst => {
             let Document { value, spans } = document;
             checked.file.spans = Some(spans);
-            if let Some(spec) = schema::typed(value) {
+            if let Some(spec) = nodes.and_then(|nodes| schema::typed(value, nodes)) {
                 checked.finish(spec);
                 return checked;
             }
-            // Typing consumed the value, so that a large spec is never held twice; a document
+            // Typing consumed the value and the nodes, so that a large spec is never held twice; a document
             // that does not type is read again for the schema, which says what is wrong.
             match load::load(&checked.file.source) {
                 Ok(document) => document,
@@ -196,8 +200,8 @@ mod tests {
 
     fn checked_by_type(text: &str) -> bool {
         let source = SourceFile::new("s.yaml", text);
-        let document = load::load(&source).unwrap();
-        schema::typed(document.value).is_some()
+        let (document, nodes) = schema::load_typing_nodes(&source);
+        nodes.is_some_and(|nodes| schema::typed(document.unwrap().value, nodes).is_some())
     }
 
     /// Every valid fixture and example types without the schema.
