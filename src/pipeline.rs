@@ -3,13 +3,14 @@
 use crate::diagnostic::{Diagnostic, Location};
 use crate::load::{self, Document, LoadedFile};
 use crate::plan::Plan;
-use crate::report::{ArtifactPaths, FileReport, Planned};
+use crate::render;
 use crate::rules::{self, input};
 use crate::schema;
 use crate::source::SourceFile;
 use crate::spec::Spec;
 use crate::spec::secret_fields::{SECRET_FIELDS, is_variable_name};
 use serde::Deserialize;
+use std::sync::OnceLock;
 
 /// What checking one file produced: its text, spans, plan (when it got that far) and findings.
 /// The JSON value of the document is not kept: once typed it is only weight (tens of megabytes
@@ -21,7 +22,7 @@ pub struct Checked {
     pub plan: Option<Plan>,
     pub diagnostics: Vec<Diagnostic>,
     /// What `render` would write, listed when a report first shows it.
-    artifacts: ArtifactPaths,
+    artifacts: OnceLock<Vec<String>>,
 }
 
 /// Checks the raw bytes of one spec file. Each stage runs only on what the previous one accepted.
@@ -53,7 +54,11 @@ fn check_with(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
 fn check_unsuppressed(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
     let mut checked = Checked::new(source);
-    let loaded = decoded.and_then(|()| load::load(&checked.file.source));
+    let (loaded, nodes) = match (decoded, typing) {
+        (Err(error), _) => (Err(error), None),
+        (Ok(()), Typing::TypedFirst) => schema::load_typing_nodes(&checked.file.source),
+        (Ok(()), Typing::SchemaFirst) => (load::load(&checked.file.source), None),
+    };
     let document = match loaded {
         Ok(document) => document,
         Err(error) => return checked.syntax_error(error),
@@ -68,11 +73,11 @@ fn check_unsuppressed(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
         Typing::TypedFirst => {
             let Document { value, spans } = document;
             checked.file.spans = Some(spans);
-            if let Some(spec) = schema::typed(value) {
+            if let Some(spec) = nodes.and_then(|nodes| schema::typed(value, nodes)) {
                 checked.finish(spec);
                 return checked;
             }
-            // Typing consumed the value, so that a large spec is never held twice; a document
+            // Typing consumed the value and the nodes, so that a large spec is never held twice; a document
             // that does not type is read again for the schema, which says what is wrong.
             match load::load(&checked.file.source) {
                 Ok(document) => document,
@@ -138,7 +143,7 @@ impl Checked {
             spec: None,
             plan: None,
             diagnostics: Vec::new(),
-            artifacts: ArtifactPaths::default(),
+            artifacts: OnceLock::new(),
         }
     }
 
@@ -176,24 +181,16 @@ impl Checked {
         self.spec.zip(self.plan)
     }
 
-    /// The report of these findings in this file, with the plan when there is one.
-    pub fn report<'a>(&'a self, diagnostics: &'a [Diagnostic]) -> FileReport<'a> {
-        let report = FileReport::new(&self.file, diagnostics);
-        match self.planned() {
-            Some(planned) => report.with_plan(planned),
-            None => report,
-        }
-    }
-
     /// The paths `render` would write, sorted; none when the spec did not plan or has errors.
+    /// Listed on the first call: a 65,536-node spec has about 200,000 of them.
     pub fn artifact_paths(&self) -> &[String] {
-        self.planned().map_or(&[], |planned| planned.artifacts())
-    }
-
-    fn planned(&self) -> Option<Planned<'_>> {
-        let (spec, plan) = (self.spec.as_ref()?, self.plan.as_ref()?);
-        let renders = !self.diagnostics.iter().any(Diagnostic::is_error);
-        Some(Planned::new(spec, plan, &self.artifacts, renders))
+        self.artifacts
+            .get_or_init(|| match (&self.spec, &self.plan) {
+                (Some(spec), Some(plan)) if !self.diagnostics.iter().any(Diagnostic::is_error) => {
+                    render::artifact_paths(&render::Input { spec, plan }).unwrap_or_default()
+                }
+                _ => Vec::new(),
+            })
     }
 }
 
@@ -225,8 +222,8 @@ mod tests {
 
     fn checked_by_type(text: &str) -> bool {
         let source = SourceFile::new("s.yaml", text);
-        let document = load::load(&source).unwrap();
-        schema::typed(document.value).is_some()
+        let (document, nodes) = schema::load_typing_nodes(&source);
+        nodes.is_some_and(|nodes| schema::typed(document.unwrap().value, nodes).is_some())
     }
 
     /// Every valid fixture and example types without the schema.

@@ -8,11 +8,11 @@
 mod strict;
 
 use crate::diagnostic::{Diagnostic, key, value};
-use crate::load::{Document, escape_pointer_token};
+use crate::load::{self, Document, LoadError, escape_pointer_token};
 use crate::rules::input::SCHEMA_VIOLATION;
 use crate::source::SourceFile;
-use crate::spec::Spec;
 use crate::spec::secret_fields::{SECRET_FIELDS, SecretField};
+use crate::spec::{Node, Spec};
 use crate::suggest::nearest;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
@@ -118,11 +118,35 @@ fn drop_null_alternatives(schema: &mut Value) {
 /// document needs validating, instead of generating it in every run.
 const COMMITTED: &str = include_str!("../schemas/hybridgen.schema.json");
 
-/// The document typed as the schema accepts it (consumed), or `None` when only the schema can say
-/// what is wrong: [`strict`] types as strictly as the schema reads, and the two `minItems` the types cannot
-/// say (a spec has nodes, a node has roles) are checked here.
-pub(crate) fn typed(document: Value) -> Option<Spec> {
-    let spec = strict::type_strictly::<Spec>(document)?;
+/// A spec's document loaded with the items of its `nodes` list typed one by one as they are read,
+/// so that a large spec's nodes are never all held as JSON values; `None` for the nodes once one
+/// does not type. The list left in the document holds only placeholders.
+pub(crate) fn load_typing_nodes(
+    source: &SourceFile,
+) -> (Result<Document, LoadError>, Option<Vec<Node>>) {
+    let mut nodes = Some(Vec::new());
+    let document = load::load_taking_nodes(source, &mut |item| {
+        if let Some(typed) = &mut nodes {
+            match strict::type_strictly::<Node>(item) {
+                Some(node) => typed.push(node),
+                None => nodes = None,
+            }
+        }
+        Value::Null
+    });
+    (document, nodes)
+}
+
+/// The document typed as the schema accepts it (consumed), with the `nodes` that
+/// [`load_typing_nodes`] typed, or `None` when only the schema can say what is wrong: [`strict`]
+/// types as strictly as the schema reads, and the two `minItems` the types cannot say (a spec has
+/// nodes, a node has roles) are checked here.
+pub(crate) fn typed(mut document: Value, nodes: Vec<Node>) -> Option<Spec> {
+    if let Some(list @ Value::Array(_)) = document.get_mut("nodes") {
+        *list = Value::Array(Vec::new());
+    }
+    let mut spec = strict::type_strictly::<Spec>(document)?;
+    spec.nodes = nodes;
     let has_items = !spec.nodes.is_empty() && spec.nodes.iter().all(|node| !node.roles.is_empty());
     has_items.then_some(spec)
 }

@@ -385,7 +385,8 @@ fn the_docs_name_one_sarif_upload_action_and_who_writes_the_cni_config() {
 }
 
 /// Imports between modules point one way: `tools/module-cycles.py` finds no cycle between files
-/// or between top-level modules (its `--graph` lists every edge).
+/// or between top-level modules, and no import up its table of layers (its `--graph` lists every
+/// edge).
 #[test]
 fn modules_import_without_cycles() {
     let output = Command::new("python3")

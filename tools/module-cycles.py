@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints the cycles between hybridgen's modules; exits 1 when there is one.
+"""Prints the cycles between hybridgen's modules, and every import that points up a layer; exits 1
+when there is one.
 
 A module is a file under src/ (`src/plan/version.rs` is `plan::version`, a `mod.rs` names its
 folder). An edge A -> B is a `crate::B…` or `super::…` path in A's non-test code (the text before
@@ -7,6 +8,11 @@ its first `#[cfg(test)]`, comments left out), B being the longest module that pa
 and its own parent or children are not counted: a parent that declares and re-exports its
 children is not a cycle a reader has to untangle. Cycles are looked for twice: between files, and
 between the top-level modules (`rules`, `schema`, `report`, …) that the files make up.
+
+The top-level modules also stand in LAYERS, from the commands down to the shared types: a module
+imports only modules of lower layers, never one of its own layer or above, nor a module its row
+of APART names. Every top-level module must be in a layer, so a new one is placed before it is
+imported.
 
     python3 tools/module-cycles.py            # the cycles, or nothing; exit 1 when there is one
     python3 tools/module-cycles.py --graph    # every edge between files
@@ -130,6 +136,45 @@ def top_level(edges):
     return {name: sorted(targets) for name, targets in collapsed.items()}
 
 
+# Top to bottom. `commands` wire the pipeline to the report; the pipeline runs the stages below
+# it and knows no output format; the report formats findings and renders nothing.
+LAYERS = [
+    ["cli"],
+    ["commands"],
+    ["pipeline", "report", "verify"],
+    ["schema", "suppressions", "change"],
+    ["rules", "render"],
+    ["live"],
+    ["load", "plan"],
+    ["redact"],
+    ["diagnostic", "escape", "input_file", "source", "spec", "suggest"],
+]
+
+# What the layers alone would let a module import, but it must not: the report formats findings
+# and computes neither them nor the artifacts.
+APART = {
+    "report": ["render", "schema", "suppressions"],
+}
+
+
+def upward(edges):
+    """Imports from a top-level module to one of its own layer or above, and unplaced modules."""
+    layer = {name: depth for depth, names in enumerate(LAYERS) for name in names}
+    found = []
+    for name, targets in sorted(top_level(edges).items()):
+        if name not in layer:
+            found.append(f"not in a layer: {name} (add it to LAYERS in tools/module-cycles.py)")
+            continue
+        for target in targets:
+            if target not in layer:
+                continue
+            if layer[target] <= layer[name]:
+                found.append(f"upward import: {name} -> {target}")
+            elif target in APART.get(name, []):
+                found.append(f"import across: {name} -> {target}")
+    return found
+
+
 def main():
     edges = graph()
     if "--graph" in sys.argv:
@@ -139,7 +184,10 @@ def main():
     found = cycles(edges) + [c for c in cycles(top_level(edges)) if c not in cycles(edges)]
     for component in found:
         print("cycle: " + " <-> ".join(component))
-    return 1 if found else 0
+    arrows = upward(edges)
+    for arrow in arrows:
+        print(arrow)
+    return 1 if found or arrows else 0
 
 
 if __name__ == "__main__":

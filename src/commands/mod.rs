@@ -20,7 +20,7 @@ pub mod verify;
 use crate::diagnostic::Diagnostic;
 use crate::load::MAX_SPEC_BYTES;
 use crate::pipeline::Checked;
-use crate::report::human;
+use crate::report::{ArtifactPaths, FileReport, Planned, human};
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
@@ -71,4 +71,27 @@ pub(crate) fn complain_findings(checked: &Checked, diagnostics: &[Diagnostic]) {
     };
     let report = checked.report(diagnostics);
     let _ = io::stderr().write_all(human::render(&[report], style).as_bytes());
+}
+
+/// A checked file meets its report here, so that the pipeline and the report import neither
+/// each other nor the commands.
+impl Checked {
+    /// The report of these findings in this file, with the plan when there is one.
+    pub fn report<'a>(&'a self, diagnostics: &'a [Diagnostic]) -> FileReport<'a> {
+        let report = FileReport::new(&self.file, diagnostics);
+        match (&self.spec, &self.plan) {
+            (Some(spec), Some(plan)) => report.with_plan(Planned {
+                spec,
+                plan,
+                artifacts: self,
+            }),
+            _ => report,
+        }
+    }
+}
+
+impl ArtifactPaths for Checked {
+    fn artifact_paths(&self) -> &[String] {
+        Checked::artifact_paths(self)
+    }
 }

@@ -161,10 +161,22 @@ pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
     load_within(source, &SPEC)
 }
 
+/// Parses the text of a decoded spec into a document, handing each item of its top-level `nodes`
+/// list to `take_node` as soon as the item is read; what `take_node` returns stands in the list
+/// in its place. A spec's nodes are most of its values, so typing them one by one keeps the JSON
+/// value of a large spec from being held whole (BENCHMARKS.md, memory).
+pub fn load_taking_nodes(
+    source: &SourceFile,
+    take_node: &mut dyn FnMut(serde_json::Value) -> serde_json::Value,
+) -> Result<Document, LoadError> {
+    let (text, base) = without_byte_order_mark(source);
+    parse::parse(text, base, &SPEC, Some(take_node))
+}
+
 /// Parses the text of a decoded file into a document, within `limits`.
 pub fn load_within(source: &SourceFile, limits: &'static Limits) -> Result<Document, LoadError> {
     let (text, base) = without_byte_order_mark(source);
-    parse::parse(text, base, limits)
+    parse::parse(text, base, limits, None)
 }
 
 /// A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.

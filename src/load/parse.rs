@@ -20,6 +20,7 @@ pub(super) fn parse(
     text: &str,
     base: usize,
     limits: &'static Limits,
+    take_node: Option<&mut dyn FnMut(Value) -> Value>,
 ) -> Result<Document, LoadError> {
     let mut options = granit_parser::options! {
         flow_nesting_limit: 2 * MAX_DEPTH,
@@ -30,6 +31,7 @@ pub(super) fn parse(
     // Comments carry no data and no span a finding points at.
     options.set_emit_comments(false);
     let mut builder = Builder::new(text.len(), base, limits);
+    builder.take_node = take_node;
     for event in Parser::new_from_str_with_options(text, options) {
         let (event, span) = event.map_err(|error| {
             let local = error.marker().byte_offset().unwrap_or(0);
@@ -54,6 +56,8 @@ struct Frame {
     is_mapping: bool,
     /// Flow collections span their brackets; block ones span from their first to last child.
     is_flow: bool,
+    /// The document's top-level `nodes` list, whose items go to the builder's `take_node`.
+    is_node_list: bool,
     /// For a mapping: the key read and waiting for its value.
     pending_key: Option<(u32, Range<usize>)>,
     first_child_start: Option<usize>,
@@ -63,7 +67,7 @@ struct Frame {
     values_from: usize,
 }
 
-struct Builder {
+struct Builder<'a> {
     spans: SpanIndex,
     stack: Vec<Frame>,
     /// The children of the open collections, innermost last: span-index edges and values, in
@@ -74,9 +78,10 @@ struct Builder {
     base: usize,
     documents: usize,
     limits: &'static Limits,
+    take_node: Option<&'a mut dyn FnMut(Value) -> Value>,
 }
 
-impl Builder {
+impl Builder<'_> {
     fn new(text_len: usize, base: usize, limits: &'static Limits) -> Self {
         Builder {
             spans: SpanIndex::for_text(text_len, limits.values),
@@ -87,6 +92,7 @@ impl Builder {
             base,
             documents: 0,
             limits,
+            take_node: None,
         }
     }
 
@@ -155,6 +161,12 @@ impl Builder {
                     Kind::Sequence
                 };
                 let is_flow = style == StructureStyle::Flow;
+                let is_node_list = !is_mapping
+                    && self.stack.len() == 1
+                    && self.stack[0]
+                        .pending_key
+                        .as_ref()
+                        .is_some_and(|(key, _)| self.spans.key_text(*key) == "nodes");
                 let node = self.open_node(bytes.clone(), kind)?;
                 if self.stack.len() >= MAX_DEPTH {
                     return Err(nesting_error(bytes));
@@ -163,6 +175,7 @@ impl Builder {
                     node,
                     is_mapping,
                     is_flow,
+                    is_node_list,
                     pending_key: None,
                     first_child_start: None,
                     last_child_end: bytes.end,
@@ -228,9 +241,12 @@ impl Builder {
 
     /// Hands a complete value to its parent collection, or makes it the document.
     fn finish_value(&mut self, value: Value) {
-        match self.stack.last() {
-            None => self.root = Some(value),
-            Some(_) => self.values.push(value),
+        match (self.stack.last(), self.take_node.as_mut()) {
+            (None, _) => self.root = Some(value),
+            (Some(frame), Some(take_node)) if frame.is_node_list => {
+                self.values.push(take_node(value));
+            }
+            (Some(_), _) => self.values.push(value),
         }
     }
 

@@ -14,10 +14,6 @@ use std::net::Ipv4Addr;
 /// (rancher/rke2 `pkg/cli/defaults/defaults.go`, `SupervisorPort = 9345`).
 pub const SUPERVISOR_PORT: u16 = 9345;
 
-/// The environment variable read for the join token when `rke2.token` is absent (the variable
-/// RKE2 itself reads, rancher/rke2 `docs/install/configuration.md`).
-pub const DEFAULT_TOKEN_VARIABLE: &str = "RKE2_TOKEN";
-
 /// The Rancher release assumed when `rancher.version` is absent.
 pub const DEFAULT_RANCHER_VERSION: &str = "2.14.4";
 

@@ -615,16 +615,6 @@ pub fn read_manifest_of(out: &Path) -> Result<Option<Vec<u8>>, WriteError> {
     }
 }
 
-/// The bytes of the regular file at `relative` beneath `out`, opened without following a link;
-/// `None` for anything else (missing, a link, a FIFO, a link on the way).
-pub fn read_regular_beneath(out: &Path, relative: &str) -> Option<Vec<u8>> {
-    let (_lock, root) = open_for_reading(&normalized(out)).ok()??;
-    match Beneath::new(root).entry(relative).ok()? {
-        Entry::Regular(file) => file.bytes().ok(),
-        _ => None,
-    }
-}
-
 /// Compares rendered artifacts with `out` and writes nothing, ever: no lock file, no staging, no
 /// clean-up. Only regular files are read, each opened beneath `out` without following a link;
 /// anything else at an artifact's path is reported as differing without being read. Files

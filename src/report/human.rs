@@ -37,7 +37,7 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
         if style.show_plan {
             if let Some(planned) = report.planned {
                 push_plan_text(&mut out, report.name(), planned.spec, planned.plan);
-                out.push_str(&artifacts_text(planned.artifacts()));
+                out.push_str(&artifacts_text(planned.artifacts.artifact_paths()));
                 out.push('\n');
             }
         }

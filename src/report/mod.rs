@@ -12,11 +12,9 @@ use crate::diagnostic::{Diagnostic, Location, Severity};
 use crate::escape;
 use crate::load::LoadedFile;
 use crate::plan::Plan;
-use crate::render;
 use crate::source::{Position, SourceFile};
 use crate::spec::Spec;
 use std::ops::Range;
-use std::sync::OnceLock;
 
 /// A finding with its place in the file worked out.
 pub struct Located<'a> {
@@ -79,45 +77,15 @@ pub fn shown_text(text: &str) -> std::borrow::Cow<'_, str> {
 pub struct Planned<'a> {
     pub spec: &'a Spec,
     pub plan: &'a Plan,
-    artifacts: &'a ArtifactPaths,
-    /// Whether `render` would write anything: not for a spec with errors.
-    renders: bool,
+    pub artifacts: &'a dyn ArtifactPaths,
 }
 
-impl<'a> Planned<'a> {
-    pub fn new(
-        spec: &'a Spec,
-        plan: &'a Plan,
-        artifacts: &'a ArtifactPaths,
-        renders: bool,
-    ) -> Self {
-        Planned {
-            spec,
-            plan,
-            artifacts,
-            renders,
-        }
-    }
-
-    /// The paths `render` would write, sorted; none for a spec with errors. Nothing is rendered.
-    pub fn artifacts(&self) -> &'a [String] {
-        self.artifacts.0.get_or_init(|| {
-            if !self.renders {
-                return Vec::new();
-            }
-            let input = render::Input {
-                spec: self.spec,
-                plan: self.plan,
-            };
-            render::artifact_paths(&input).unwrap_or_default()
-        })
-    }
+/// The paths `render` would write, sorted, none for a spec with errors; listed when a report first
+/// shows them: `--quiet` and the machine formats never do, and a 65,536-node spec has about
+/// 200,000 of them. The caller lists them, so that reports format and never render.
+pub trait ArtifactPaths {
+    fn artifact_paths(&self) -> &[String];
 }
-
-/// The paths `render` would write, listed when a report first shows them: `--quiet` and the
-/// machine formats never do, and a 65,536-node spec has about 200,000 of them.
-#[derive(Debug, Default)]
-pub struct ArtifactPaths(OnceLock<Vec<String>>);
 
 impl<'a> FileReport<'a> {
     pub fn new(file: &'a LoadedFile, diagnostics: &'a [Diagnostic]) -> Self {
