@@ -81,9 +81,16 @@ declare_rules! {
     /// ### Fix
     /// Use the name the help gives, or leave `networkName` out.
     ///
+    /// Not rendered by hybridgen: the other setup of Kubernetes 1.18–1.23, sig-windows-tools'
+    /// DaemonSets (`kubeadm/flannel/flannel-overlay.yml`) that ran flanneld and kube-proxy on Docker
+    /// through rancher/wins, named the network `flannel.<VNI>`. A cluster set up that way keeps its
+    /// name only by moving to the HostProcess setup (Kubernetes 1.24 and later), where the name is
+    /// free; `hybridgen plan NEW --from OLD` shows that move (HG711).
+    ///
     /// ### References
-    /// kubernetes-sigs/sig-windows-tools `kubeadm/KubeCluster.ps1` (`$NetworkName`); microsoft/SDN
-    /// `Kubernetes/windows/helper.v2.psm1` (`WaitForNetwork`).
+    /// kubernetes-sigs/sig-windows-tools `kubeadm/KubeCluster.ps1` (`$NetworkName`) and
+    /// `kubeadm/flannel/flannel-overlay.yml`; microsoft/SDN `Kubernetes/windows/helper.v2.psm1`
+    /// (`WaitForNetwork`).
     HNS_NETWORK_NAME = ("HG205", "hns-network-name", Error, Some(check_network_name));
 
     /// ### What it checks
@@ -309,7 +316,7 @@ fn check_network_name(context: &Context, found: &mut Vec<Diagnostic>) {
                 &HNS_NETWORK_NAME,
                 value("/flannel/networkName"),
                 format!(
-                    "`networkName` `{name}` is not `{expected}`, the HNS network the Windows setup creates and waits for with {}",
+                    "`networkName` `{name}` is not `{expected}`, the HNS network KubeCluster.ps1 (the Windows setup hybridgen renders before Kubernetes 1.24) creates and waits for with {}",
                     backend.as_str()
                 ),
             )
