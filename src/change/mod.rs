@@ -266,7 +266,7 @@ pub fn plan(old: Side, new: Side, paths: &Paths) -> ChangePlan {
         .iter()
         .flat_map(|side| &side.plan.nodes)
         .map(|node| node.name.as_str())
-        .find(|name| !crate::rules::input::is_dns_label(name))
+        .find(|name| !crate::spec::names::is_dns_label(name))
     {
         let step = Step::new(
             format!(

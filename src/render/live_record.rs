@@ -70,20 +70,6 @@ fn plain_path(text: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"._/+@:=,-".contains(&b))
 }
 
-/// A Kubernetes node name (a DNS-1123 subdomain), which every planned node's name is.
-fn node_name(text: &str) -> bool {
-    let label = |part: &str| {
-        let bytes = part.as_bytes();
-        let edge = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-        !bytes.is_empty()
-            && bytes.len() <= 63
-            && bytes.first().is_some_and(edge)
-            && bytes.last().is_some_and(edge)
-            && bytes.iter().all(|b| edge(b) || *b == b'-')
-    };
-    text.len() <= 253 && text.split('.').all(label)
-}
-
 /// A pod subnet as the cluster holds it: `a.b.c.d/len`, no host bits, no leading zeros.
 fn subnet(text: &str) -> Option<Ipv4Net> {
     let net = crate::plan::address::parse_cidr(text).ok()?;
@@ -163,7 +149,7 @@ impl LiveRecord {
                     else {
                         return Err(bad("a node line is `.live-node NAME SUBNET`"));
                     };
-                    if !node_name(name) {
+                    if !crate::spec::names::is_dns_subdomain(name) {
                         return Err(bad("the node name is not a Kubernetes node name"));
                     }
                     let value = match value {

@@ -5,6 +5,7 @@ use crate::diagnostic::{Diagnostic, value};
 use crate::escape;
 use crate::plan::{Parsed, Problem};
 use crate::spec::Secret;
+use crate::spec::names;
 use crate::spec::secret_fields::{
     SECRET_FIELDS, is_variable_name, prefixes_text, variable_problem,
 };
@@ -377,21 +378,6 @@ fn check_secret_variables(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-/// A DNS-1123 label: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
-pub(crate) fn is_dns_label(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let edge = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    !bytes.is_empty()
-        && bytes.len() <= 63
-        && bytes.first().is_some_and(edge)
-        && bytes.last().is_some_and(edge)
-        && bytes.iter().all(|b| edge(b) || *b == b'-')
-}
-
-fn is_dns_subdomain(text: &str) -> bool {
-    text.len() <= 253 && text.split('.').all(is_dns_label)
-}
-
 /// The most characters of a node name: the kubelet writes the name as the value of the node's
 /// `kubernetes.io/hostname` label, and a label value holds at most 63 characters
 /// (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set).
@@ -451,7 +437,7 @@ fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
             .help(help),
         );
     };
-    if !is_dns_label(&spec.metadata.name) {
+    if !names::is_dns_label(&spec.metadata.name) {
         name_finding(
             "/metadata/name".into(),
             "the cluster name",
@@ -460,7 +446,7 @@ fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
     }
     for (index, node) in spec.nodes.iter().enumerate() {
         let name = node.name.as_str();
-        if !is_dns_subdomain(name) {
+        if !names::is_dns_subdomain(name) {
             let suggestion = subdomain_suggestion(name);
             let mut help = format!(
                 "use lower-case letters, digits, `-` and `.` between labels, at most {NODE_NAME_MAX} characters"
@@ -500,7 +486,7 @@ fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
         }
     }
     if let Some(domain) = &spec.kubernetes.dns_domain {
-        if !is_dns_subdomain(domain) {
+        if !names::is_dns_subdomain(domain) {
             found.push(
                 Diagnostic::new(
                     &INVALID_NAME,
@@ -624,11 +610,11 @@ mod tests {
 
     #[test]
     fn dns_labels_follow_rfc_1123() {
-        assert!(is_dns_label("win-0"));
-        assert!(!is_dns_label("Win-0"));
-        assert!(!is_dns_label("-win"));
-        assert!(!is_dns_label(&"a".repeat(64)));
-        assert!(is_dns_subdomain("cluster.local"));
-        assert!(!is_dns_subdomain("cluster.local."));
+        assert!(names::is_dns_label("win-0"));
+        assert!(!names::is_dns_label("Win-0"));
+        assert!(!names::is_dns_label("-win"));
+        assert!(!names::is_dns_label(&"a".repeat(64)));
+        assert!(names::is_dns_subdomain("cluster.local"));
+        assert!(!names::is_dns_subdomain("cluster.local."));
     }
 }

@@ -2,6 +2,7 @@
 //! Field names are the public contract. Addresses and versions stay strings here, exactly as
 //! written, so that the plan can parse them once and the rules can say what is wrong with them.
 
+pub mod names;
 pub mod secret_fields;
 
 use schemars::JsonSchema;
