@@ -273,13 +273,7 @@ fn containerd_hops(
     if groups.windows.is_empty() {
         return Ok(VecDeque::new());
     }
-    let written = context
-        .new
-        .spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.containerd.as_ref())
-        .is_some_and(|containerd| containerd.version.is_some());
+    let written = context.new.spec.windows_containerd_written();
     let pointer = if written {
         "/windows/containerd/version"
     } else {

@@ -462,15 +462,6 @@ fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 /// Whether the spec writes `windows.containerd.version` (rather than taking the default).
-fn containerd_written(context: &Context) -> bool {
-    context
-        .spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.containerd.as_ref())
-        .is_some_and(|containerd| containerd.version.is_some())
-}
-
 fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
     let Some(windows) = host_process(context.plan) else {
         return;
@@ -478,7 +469,7 @@ fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
     let (Ok(version), Some(line)) = (&windows.containerd_version, &windows.containerd_line) else {
         return;
     };
-    let written = containerd_written(context);
+    let written = context.spec.windows_containerd_written();
     if !written {
         check_default_containerd(version, line, found);
         return;
@@ -564,7 +555,7 @@ fn check_containerd_support(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     }
     let row = kubernetes.row;
-    let pointer = if containerd_written(context) {
+    let pointer = if context.spec.windows_containerd_written() {
         value("/windows/containerd/version")
     } else {
         key("/windows")

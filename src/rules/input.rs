@@ -581,11 +581,7 @@ fn check_versions(context: &Context, found: &mut Vec<Diagnostic>) {
     {
         report_version(build, "/windows/build".into(), found);
     }
-    let containerd_written = spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.containerd.as_ref())
-        .is_some_and(|containerd| containerd.version.is_some());
+    let containerd_written = spec.windows_containerd_written();
     if let (true, Some(windows)) = (containerd_written, &plan.windows) {
         report_version(
             &windows.containerd_version,

@@ -214,12 +214,7 @@ fn check_downloads(context: &Context, found: &mut Vec<Diagnostic>) {
     let Ok(containerd) = &windows.containerd_version else {
         return;
     };
-    let written = context
-        .spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.containerd.as_ref())
-        .is_some_and(|containerd| containerd.version.is_some());
+    let written = context.spec.windows_containerd_written();
     let pointer = if written {
         "/windows/containerd/version"
     } else {

@@ -650,6 +650,15 @@ pub struct NodeCloud {
 }
 
 impl Spec {
+    /// Whether `windows.containerd.version` is written (else the Kubernetes row's default
+    /// applies, and findings about it point at `kubernetes.version`).
+    pub fn windows_containerd_written(&self) -> bool {
+        self.windows
+            .as_ref()
+            .and_then(|windows| windows.containerd.as_ref())
+            .is_some_and(|containerd| containerd.version.is_some())
+    }
+
     pub fn has_windows_nodes(&self) -> bool {
         self.nodes.iter().any(|node| node.os == Os::Windows)
     }
