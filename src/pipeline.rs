@@ -53,7 +53,11 @@ fn check_with(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
 fn check_unsuppressed(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
     let (source, decoded) = load::decode(name, bytes);
     let mut checked = Checked::new(source);
-    let loaded = decoded.and_then(|()| load::load(&checked.file.source));
+    let loaded = decoded.and_then(|()| {
+        load::load_accepting(&checked.file.source, &|value| {
+            schema::typed(value).is_some()
+        })
+    });
     let document = match loaded {
         Ok(document) => document,
         Err(error) => return checked.syntax_error(error),

@@ -213,6 +213,83 @@ const MISTAKES: &[Mistake] = &[
         apply: Apply::Indent,
     },
     Mistake {
+        what: "a node's key dedented two spaces (review row 2)",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "    address: 192.168.10.20",
+            mistaken: "  address: 192.168.10.20",
+        },
+        code: "HG001",
+        line_with: "  address: 192.168.10.20",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a key dedented to the column of the block it belongs in, a comment after it",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "    address: 192.168.10.10        # the API",
+            mistaken: "  address: 192.168.10.10        # the API",
+        },
+        code: "HG001",
+        line_with: "  address: 192.168.10.10        # the API",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a key under a scalar, the scalar's line ending in a comment",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "    port: 6443",
+            mistaken: "      port: 6443",
+        },
+        code: "HG001",
+        line_with: "      port: 6443",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a block's key dedented to the top level",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "  containerd:",
+            mistaken: "containerd:",
+        },
+        code: "HG001",
+        line_with: "containerd:",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a secret's key indented into the secret above it",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "    kubeadmCaHash:",
+            mistaken: "      kubeadmCaHash:",
+        },
+        code: "HG001",
+        line_with: "      kubeadmCaHash:",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a list item indented one space too far",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "  - name: linux-worker-0",
+            mistaken: "   - name: linux-worker-0",
+        },
+        code: "HG001",
+        line_with: "   - name: linux-worker-0",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "the first key indented",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "apiVersion: hybridgen/v1",
+            mistaken: "  apiVersion: hybridgen/v1",
+        },
+        code: "HG001",
+        line_with: "  apiVersion: hybridgen/v1",
+        apply: Apply::Indent,
+    },
+    Mistake {
         what: "a tab for indentation",
         spec: MAIN_EXAMPLE,
         edit: Edit::Replace {

@@ -161,10 +161,20 @@ pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
     load_within(source, &SPEC)
 }
 
+/// Parses the text of a decoded spec into a document; a syntax error whose fix is a line moved
+/// to another column offers first a move that gives a document `accepts` (one that types).
+pub fn load_accepting(
+    source: &SourceFile,
+    accepts: &dyn Fn(serde_json::Value) -> bool,
+) -> Result<Document, LoadError> {
+    let (text, base) = without_byte_order_mark(source);
+    parse::parse(text, base, &SPEC, accepts)
+}
+
 /// Parses the text of a decoded file into a document, within `limits`.
 pub fn load_within(source: &SourceFile, limits: &'static Limits) -> Result<Document, LoadError> {
     let (text, base) = without_byte_order_mark(source);
-    parse::parse(text, base, limits)
+    parse::parse(text, base, limits, &|_| true)
 }
 
 /// A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.

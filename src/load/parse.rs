@@ -16,11 +16,51 @@ pub const MAX_DEPTH: usize = 64;
 
 /// Parses `text` (offset by `base` bytes in the file) within `limits`: any YAML, and every error
 /// in granit-parser's words and place unless `syntax` recognises the mistake behind it.
+///
+/// `accepts` says whether a document is what the caller reads (a spec that types): a fix for a
+/// syntax error whose document it accepts is offered before one that only loads.
 pub(super) fn parse(
     text: &str,
     base: usize,
     limits: &'static Limits,
+    accepts: &dyn Fn(Value) -> bool,
 ) -> Result<Document, LoadError> {
+    let mut builder = Builder::new(text.len(), base, limits);
+    for event in Parser::new_from_str_with_options(text, options()) {
+        let (event, span) = event.map_err(|error| {
+            let local = error.marker().byte_offset().unwrap_or(0);
+            let at = local + base;
+            let message = error.kind().to_string();
+            if message.contains("recursion limit") || message.contains("nesting limit") {
+                nesting_error(at..at)
+            } else if let Some(mistake) =
+                super::syntax::diagnose(text, local, error.kind(), &|candidate| {
+                    loads(candidate, limits).map(|document| accepts(document.value))
+                })
+            {
+                mistake.shifted(base)
+            } else {
+                LoadError::new(at..at, message)
+            }
+        })?;
+        builder.event(event, span).map_err(|error| {
+            let duplicate = error.message.starts_with("duplicate key");
+            duplicate
+                .then(|| {
+                    let at = error.span.start.saturating_sub(base);
+                    super::syntax::duplicate_by_indent(text, at, &|candidate| {
+                        loads(candidate, limits).map(|document| accepts(document.value))
+                    })
+                })
+                .flatten()
+                .map_or(error, |mistake| mistake.shifted(base))
+        })?;
+    }
+    Ok(builder.finish())
+}
+
+/// How every document is read.
+fn options() -> granit_parser::Options {
     let mut options = granit_parser::options! {
         flow_nesting_limit: 2 * MAX_DEPTH,
         block_nesting_limit: 2 * MAX_DEPTH,
@@ -29,23 +69,18 @@ pub(super) fn parse(
     };
     // Comments carry no data and no span a finding points at.
     options.set_emit_comments(false);
-    let mut builder = Builder::new(text.len(), base, limits);
-    for event in Parser::new_from_str_with_options(text, options) {
-        let (event, span) = event.map_err(|error| {
-            let local = error.marker().byte_offset().unwrap_or(0);
-            let at = local + base;
-            let message = error.kind().to_string();
-            if message.contains("recursion limit") || message.contains("nesting limit") {
-                nesting_error(at..at)
-            } else if let Some(mistake) = super::syntax::diagnose(text, local, error.kind()) {
-                mistake.shifted(base)
-            } else {
-                LoadError::new(at..at, message)
-            }
-        })?;
-        builder.event(event, span)?;
+    options
+}
+
+/// The document `text` loads as, without a diagnosis of why it does not: what a fix for a
+/// syntax error is checked with before a report offers it.
+pub(super) fn loads(text: &str, limits: &'static Limits) -> Option<Document> {
+    let mut builder = Builder::new(text.len(), 0, limits);
+    for event in Parser::new_from_str_with_options(text, options()) {
+        let (event, span) = event.ok()?;
+        builder.event(event, span).ok()?;
     }
-    Ok(builder.finish())
+    Some(builder.finish())
 }
 
 /// An open list or mapping.
