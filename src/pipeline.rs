@@ -123,7 +123,16 @@ fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
             let value = document.value.pointer(field.pointer)?;
             match value.as_object() {
                 Some(members) if members.len() == 1 => match members.get("fromEnv") {
-                    Some(serde_json::Value::String(name)) if is_variable_name(name) => None,
+                    // A name written as a shell expands it (`$NAME`) is shown: HG011 says so.
+                    Some(serde_json::Value::String(name))
+                        if is_variable_name(
+                            name.trim_start_matches("${")
+                                .trim_start_matches('$')
+                                .trim_end_matches('}'),
+                        ) =>
+                    {
+                        None
+                    }
                     Some(serde_json::Value::String(_)) => document
                         .spans
                         .value_span(&format!("{}/fromEnv", field.pointer)),

@@ -98,6 +98,83 @@ const MISTAKES: &[Mistake] = &[
         apply: Apply::Value,
     },
     Mistake {
+        what: "a Kubernetes patch that was never released (review row 6)",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "\"1.33.4\"",
+            mistaken: "\"1.33.99\"",
+        },
+        code: "HG319",
+        line_with: "\"1.33.99\"",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "an RKE2 patch typo, told the newest release of the same minor (review row 35)",
+        spec: RKE2,
+        edit: Edit::Replace {
+            correct: "\"v1.31.4+rke2r1\"",
+            mistaken: "\"v1.31.99+rke2r1\"",
+        },
+        code: "HG601",
+        line_with: "\"v1.31.99+rke2r1\"",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "an RKE2 release between published ones, told the nearest",
+        spec: RKE2,
+        edit: Edit::Replace {
+            correct: "\"v1.31.4+rke2r1\"",
+            mistaken: "\"v1.31.5+rke2r9\"",
+        },
+        code: "HG601",
+        line_with: "\"v1.31.5+rke2r9\"",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "an RKE2 release of a minor that cannot exist: one finding, one answer (review row 38)",
+        spec: RKE2,
+        edit: Edit::Replace {
+            correct: "\"v1.31.4+rke2r1\"",
+            mistaken: "\"v1.40.1+rke2r1\"",
+        },
+        code: "HG319",
+        line_with: "\"v1.40.1+rke2r1\"",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "a secret's variable written with a shell's `$` (review row 12)",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "fromEnv: KUBEADM_TOKEN",
+            mistaken: "fromEnv: $KUBEADM_TOKEN",
+        },
+        code: "HG011",
+        line_with: "$KUBEADM_TOKEN",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "a Windows build written as the year of its name (review row 41)",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "\"10.0.20348.2762\"",
+            mistaken: "\"2022\"",
+        },
+        code: "HG009",
+        line_with: "\"2022\"",
+        apply: Apply::Value,
+    },
+    Mistake {
+        what: "a Windows build written as its image tag",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "\"10.0.20348.2762\"",
+            mistaken: "ltsc2022",
+        },
+        code: "HG009",
+        line_with: "ltsc2022",
+        apply: Apply::Value,
+    },
+    Mistake {
         what: "no `windows` section on Kubernetes 1.33",
         spec: MAIN_EXAMPLE,
         edit: Edit::Drop("windows"),
@@ -732,4 +809,77 @@ fn init_creates_the_folder_and_rancher_implies_rke2() {
     assert_eq!(insecure.status.code(), Some(2));
     assert!(!dir.join("insecure.yaml").exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Review rows 44 and 45: two rules on one mistake (HG107 and HG108 on a /24 `clusterCidr`;
+/// HG106 and HG109 on `nodeCidrMaskSize: 26` with Windows nodes). Each finding's help, applied
+/// alone as written, plans clean: they name one value that settles all of them.
+#[test]
+fn findings_on_one_mistake_agree_on_the_fix() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    for (name, correct, mistaken, codes) in [
+        (
+            "narrow-cluster",
+            "clusterCidr: 10.244.0.0/16",
+            "clusterCidr: 10.244.0.0/24",
+            &["HG107", "HG108"][..],
+        ),
+        (
+            "small-node-subnets",
+            "  hostSubnets:",
+            "  nodeCidrMaskSize: 26\n  hostSubnets:",
+            &["HG106", "HG109", "HG109"][..],
+        ),
+    ] {
+        let spec = original.replacen(correct, mistaken, 1);
+        let found = findings(&format!("{name}.yaml"), &spec);
+        let found_codes: Vec<&str> = found.iter().map(|f| f.code.as_str()).collect();
+        assert_eq!(found_codes, codes, "{name}: {found:?}");
+        for (index, finding) in found.iter().enumerate() {
+            let snippet = *snippets(&finding.help).last().unwrap();
+            let start = spec
+                .split_inclusive('\n')
+                .take(finding.line as usize - 1)
+                .map(str::len)
+                .sum::<usize>();
+            let end = start + spec[start..].find('\n').unwrap();
+            let fixed = if snippet.contains(": ") {
+                let indent = spec[start..end].len() - spec[start..end].trim_start().len();
+                format!(
+                    "{}{}{snippet}{}",
+                    &spec[..start],
+                    " ".repeat(indent),
+                    &spec[end..]
+                )
+            } else {
+                let (from, to) = (start + finding.columns.0 - 1, start + finding.columns.1 - 1);
+                format!("{}{snippet}{}", &spec[..from], &spec[to..])
+            };
+            let after = findings(&format!("{name}-{index}-fixed.yaml"), &fixed);
+            assert_eq!(
+                after,
+                [],
+                "{name}: the help of {finding:?} does not settle it"
+            );
+        }
+    }
+}
+
+/// Review row 41: a Windows build written as the year in its name is told that year's build
+/// (Windows Server 2022 is 20348), never another's.
+#[test]
+fn a_windows_year_is_told_its_own_build() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    for (year, build) in [("2022", "20348"), ("ltsc2019", "17763"), ("2025", "26100")] {
+        let spec = original.replacen("\"10.0.20348.2762\"", &format!("\"{year}\""), 1);
+        let found = findings(&format!("year-{year}.yaml"), &spec);
+        let [finding] = found.as_slice() else {
+            panic!("{year}: {found:?}")
+        };
+        let snippet = *snippets(&finding.help).last().unwrap();
+        assert!(
+            snippet.starts_with(&format!("\"10.0.{build}.")),
+            "{year}: {finding:?}"
+        );
+    }
 }

@@ -608,11 +608,22 @@ fn plan_windows(
 }
 
 fn parse_windows_build(text: &str) -> Parsed<WindowsBuild> {
-    WindowsBuild::parse(text).ok_or_else(|| {
-        InputError::new(
+    WindowsBuild::parse(text).ok_or_else(|| match releases::windows::named(text) {
+        // `2022` or `ltsc2022`: the name of a release, whose build number is another.
+        Some(row) => InputError::new(
+            format!(
+                "`{text}` names {}, not its build: {} is build {}, written `10.0.{}.REVISION`",
+                row.name, row.name, row.build, row.build
+            ),
+            format!(
+                "write the build with the revision your nodes run (`cmd /c ver` shows it), e.g. `\"{}\"`",
+                releases::windows::with_needed_updates(row)
+            ),
+        ),
+        None => InputError::new(
             format!("`{text}` is not a Windows build"),
             "write it as `10.0.BUILD.REVISION` in quotes, e.g. `\"10.0.17763.379\"`",
-        )
+        ),
     })
 }
 

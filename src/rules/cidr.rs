@@ -660,6 +660,20 @@ fn widened(cluster: &Ipv4Net, prefix_for: impl Fn(u8) -> bool) -> Option<Ipv4Net
         .map(|wider| wider.trunc())
 }
 
+/// The cluster network widened until it passes HG107 and HG108 together: a node subnet for every
+/// node with room to spare (fewer than 90% used) and an address for every pod, so that either
+/// finding's help, applied as written, settles both.
+fn roomy(plan: &crate::plan::Plan, cluster: &Ipv4Net) -> Option<Ipv4Net> {
+    let mask = plan.node_mask;
+    let nodes = plan.nodes.len() as u64;
+    let pods = nodes + nodes * u64::from(plan.max_pods);
+    widened(cluster, |prefix| {
+        prefix <= mask
+            && nodes * 10 < (1u64 << (mask - prefix)) * 9
+            && (1u64 << (32 - u32::from(prefix))) >= pods
+    })
+}
+
 fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
     let Ok(cluster) = &plan.cluster_cidr else {
@@ -676,7 +690,9 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
         count(subnets, "node subnet")
     );
     if nodes > subnets {
-        let help = match widened(cluster, |prefix| (1u64 << (mask - prefix)) >= nodes) {
+        let help = match roomy(plan, cluster) {
+            // Windows nodes take /24 node subnets (HG106): only the range can grow.
+            Some(wider) if plan.has_windows() => format!("widen `clusterCidr` to `{wider}`"),
             Some(wider) => {
                 format!("widen `clusterCidr` to `{wider}`, or lengthen `nodeCidrMaskSize`")
             }
@@ -688,7 +704,7 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
                 .help(help),
         );
     } else if nodes * 10 >= subnets * 9 {
-        let help = match widened(cluster, |prefix| nodes * 10 < (1u64 << (mask - prefix)) * 9) {
+        let help = match roomy(plan, cluster) {
             Some(wider) => format!("widen `clusterCidr` to `{wider}` to leave room for more nodes"),
             None => "lengthen `nodeCidrMaskSize` to leave room for more nodes".into(),
         };
@@ -718,9 +734,7 @@ fn check_pod_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
     let nodes = plan.nodes.len() as u64;
     let needed = nodes + nodes * u64::from(plan.max_pods);
     if size(cluster) < needed {
-        let help = match widened(cluster, |prefix| {
-            (1u64 << (32 - u32::from(prefix))) >= needed
-        }) {
+        let help = match roomy(plan, cluster) {
             Some(wider) => format!("widen `clusterCidr` to `{wider}`"),
             None => "lower `maxPodsPerNode` or split the cluster".into(),
         };
@@ -763,6 +777,19 @@ fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
                 .rev()
                 .find(|mask| (1u64 << (32 - mask)) - reserved >= u64::from(plan.max_pods))
                 .unwrap_or(0);
+            // Windows nodes take /24 (HG106): the one mask that settles both, or fewer pods.
+            let help = if plan.has_windows() && fitting_mask >= 24 {
+                "use `nodeCidrMaskSize: 24`, the node subnet Windows nodes need".to_string()
+            } else if plan.has_windows() {
+                format!(
+                    "lower `maxPodsPerNode` to {}, what a /24 holds on Windows",
+                    256 - 4
+                )
+            } else {
+                format!(
+                    "lower `maxPodsPerNode` to {usable}, or use `nodeCidrMaskSize: {fitting_mask}`"
+                )
+            };
             found.push(
                 Diagnostic::new(
                     &NODE_SUBNET_TOO_SMALL_FOR_MAX_PODS,
@@ -775,7 +802,7 @@ fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .label("more pods than addresses")
-                .help(format!("lower `maxPodsPerNode` to {usable}, or use `nodeCidrMaskSize: {fitting_mask}`")),
+                .help(help),
             );
         }
     }

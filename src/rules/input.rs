@@ -343,6 +343,27 @@ fn check_secret_variables(context: &Context, found: &mut Vec<Diagnostic>) {
             continue;
         };
         let pointer = format!("{}/fromEnv", field.pointer);
+        // `$NAME` or `${NAME}`, as a shell writes it: the name is right, the `$` is not.
+        let unexpanded = reference
+            .from_env
+            .strip_prefix('$')
+            .map(|name| name.trim_start_matches('{').trim_end_matches('}'))
+            .filter(|name| is_variable_name(name) && variable_problem(name).is_none());
+        if let Some(name) = unexpanded {
+            found.push(
+                Diagnostic::new(
+                    &SECRET_VARIABLE,
+                    value(&pointer),
+                    format!(
+                        "`{}` names the variable `{name}` the way a shell expands it, with a `$`: `fromEnv` takes the name alone, so `{name}` is never read",
+                        field.key
+                    ),
+                )
+                .label("a `$` before the name")
+                .help(format!("drop the `$`: write the name, `{name}`")),
+            );
+            continue;
+        }
         found.push(
             Diagnostic::new(
                 &SECRET_VARIABLE,
