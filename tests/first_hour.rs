@@ -883,3 +883,27 @@ fn a_windows_year_is_told_its_own_build() {
         );
     }
 }
+
+/// Issue 32: in a spec that does not load, the secret fields are masked by their place in the
+/// text. Only a value's characters are masked: `kubeadmToken:` and its `fromEnv` reference on the
+/// line below are shown as written (they were a run of asterisks as long as both lines, which
+/// also joined them into one).
+#[test]
+fn a_spec_that_does_not_load_shows_its_secret_references_as_written() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    let spec = original.replacen("    port: 6443\n", "    port: 6443\n  bad: [\n", 1);
+    let path = scratch().join("masked-reference.yaml");
+    std::fs::write(&path, &spec).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(["plan", "--color", "never"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(shown.contains("HG001"), "{shown}");
+    assert!(!shown.contains("**"), "{shown}");
+    assert!(
+        shown.contains("    kubeadmToken:\n") || shown.contains("fromEnv: KUBEADM_TOKEN"),
+        "{shown}"
+    );
+}
