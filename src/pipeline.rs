@@ -163,6 +163,9 @@ impl Checked {
             error.message,
         )
         .label("here");
+        if let Some((other, text)) = error.other {
+            diagnostic = diagnostic.related(Location::Bytes(other), text);
+        }
         diagnostic.help = error.help;
         self.diagnostics
             .push(diagnostic.help_or("fix the YAML syntax at this place"));

@@ -294,7 +294,24 @@ fn describe(
             .collect(),
         ValidationErrorKind::Required { property } => {
             let property = property.as_str().unwrap_or_default();
-            let location = if document.spans.key_span(pointer).is_some() {
+            // At the top level: the document's first key, not every line of it.
+            let first_key = pointer
+                .is_empty()
+                .then(|| document.value.as_object())
+                .flatten()
+                .and_then(|members| {
+                    members
+                        .keys()
+                        .filter_map(|name| {
+                            document
+                                .spans
+                                .key_span(&format!("/{}", crate::load::escape_pointer_token(name)))
+                        })
+                        .min_by_key(|span| span.start)
+                });
+            let location = if let Some(span) = first_key {
+                crate::diagnostic::Location::Bytes(span)
+            } else if document.spans.key_span(pointer).is_some() {
                 key(pointer)
             } else {
                 value(pointer)
@@ -305,7 +322,11 @@ fn describe(
                     location,
                     format!("missing required field `{property}`{}", within(pointer)),
                 )
-                .label(format!("`{property}` is missing here"))
+                .label(if pointer.is_empty() {
+                    format!("the spec starts here, without `{property}`")
+                } else {
+                    format!("`{property}` is missing here")
+                })
                 .help(format!(
                     "add `{property}`{}",
                     match free_node_address(&document.value, pointer, property) {

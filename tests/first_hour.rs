@@ -907,3 +907,89 @@ fn a_spec_that_does_not_load_shows_its_secret_references_as_written() {
         "{shown}"
     );
 }
+
+/// Review rows 28, 46 and 47: where the finding points. A missing `apiVersion` underlines the
+/// document's first key, not its first dozen lines; a duplicate key is the second one, and the
+/// message names the first one's line; an anchor is underlined itself, not the value after it.
+#[test]
+fn findings_underline_the_mistake_itself() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    for (what, correct, mistaken, code, underlined, help_or_message) in [
+        (
+            "no apiVersion",
+            "apiVersion: hybridgen/v1\n",
+            "",
+            "HG002",
+            "kind",
+            "",
+        ),
+        (
+            "a duplicate top-level key",
+            "\nwindows:\n",
+            "\nflannel:\n  vni: 1\nwindows:\n",
+            "HG001",
+            "flannel",
+            "the first is on line 26",
+        ),
+        (
+            "an anchor",
+            "  hostSubnets:\n    - 192.168.10.0/24             # the LAN every node sits on",
+            "  hostSubnets: &wr [192.168.10.0/24]",
+            "HG001",
+            "&wr",
+            "",
+        ),
+    ] {
+        let spec = original.replacen(correct, mistaken, 1);
+        let path = scratch().join(format!("{what}.yaml"));
+        std::fs::write(&path, &spec).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+            .args(["plan", "--format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let [finding] = report["diagnostics"].as_array().unwrap().as_slice() else {
+            panic!("{what}: {report}")
+        };
+        assert_eq!(finding["code"], code, "{what}: {finding}");
+        let line = spec
+            .lines()
+            .nth(finding["line"].as_u64().unwrap() as usize - 1)
+            .unwrap();
+        let (from, to) = (
+            finding["column"].as_u64().unwrap() as usize - 1,
+            finding["endColumn"].as_u64().unwrap() as usize - 1,
+        );
+        assert_eq!(&line[from..to], underlined, "{what}: {finding}");
+        assert!(
+            finding["message"]
+                .as_str()
+                .unwrap()
+                .contains(help_or_message),
+            "{what}: {finding}"
+        );
+    }
+}
+
+/// Review row 29: `--skip-non-specs` (the pre-commit hook) skips files that are not specs, but a
+/// spec whose `apiVersion` is misspelt still carries the schema modeline `init` writes, and is
+/// checked.
+#[test]
+fn a_misspelt_api_version_is_no_reason_to_skip_a_spec() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    let spec =
+        original
+            .replacen("apiVersion:", "apiVersoin:", 1)
+            .replacen("vni: 4096 ", "vni: 1    ", 1);
+    let path = scratch().join("skip-non-specs.yaml");
+    std::fs::write(&path, &spec).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(["plan", "--skip-non-specs", "--format", "json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["diagnostics"][0]["code"], "HG002", "{report}");
+}

@@ -94,6 +94,8 @@ pub struct LoadError {
     pub span: Range<usize>,
     pub message: String,
     pub help: Option<String>,
+    /// The other place of the mistake (the first of two duplicate keys), with what it is.
+    pub other: Option<(Range<usize>, String)>,
 }
 
 impl LoadError {
@@ -102,6 +104,7 @@ impl LoadError {
             span,
             message: message.into(),
             help: None,
+            other: None,
         }
     }
 
@@ -113,6 +116,9 @@ impl LoadError {
     /// The same error in a text that starts `base` bytes into the file.
     fn shifted(mut self, base: usize) -> Self {
         self.span = self.span.start + base..self.span.end + base;
+        if let Some((other, _)) = self.other.as_mut() {
+            *other = other.start + base..other.end + base;
+        }
         self
     }
 }
@@ -259,8 +265,9 @@ mod tests {
     fn duplicate_keys_point_at_the_second_key() {
         let text = "a: 1\nb: 2\na: 3\n";
         let error = load_text(text).unwrap_err();
-        assert_eq!(error.message, "duplicate key `a`");
+        assert_eq!(error.message, "duplicate key `a`: the first is on line 1");
         assert_eq!(error.span, 10..11);
+        assert_eq!(error.other.map(|(span, _)| span), Some(0..1));
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub(super) fn parse(
             }
         })?;
         builder.event(event, span).map_err(|error| {
+            let error = placed(text, base, error);
             let duplicate = error.message.starts_with("duplicate key");
             duplicate
                 .then(|| {
@@ -57,6 +58,42 @@ pub(super) fn parse(
         })?;
     }
     Ok(builder.finish())
+}
+
+/// A builder's error in the words of the text: a duplicate key names the line of the first one,
+/// and an anchor or a tag is pointed at itself (`&name`, `!tag`), not at the value after it.
+fn placed(text: &str, base: usize, mut error: LoadError) -> LoadError {
+    let local = error.span.start.saturating_sub(base).min(text.len());
+    if let Some((first, _)) = &error.other {
+        let first = first.start.saturating_sub(base);
+        let line = text
+            .get(..first)
+            .map_or(0, |before| before.matches('\n').count())
+            + 1;
+        error.message = format!("{}: the first is on line {line}", error.message);
+        return error;
+    }
+    let marker = if error.message.starts_with("YAML anchors") {
+        '&'
+    } else if error.message.starts_with("YAML tags") {
+        '!'
+    } else {
+        return error;
+    };
+    // The property stands before its value, on its line or the one above.
+    let window = text
+        .get(local.saturating_sub(256)..local)
+        .unwrap_or_default();
+    if let Some(at) = window.rfind(marker) {
+        // `!!str`: the tag starts at its first `!`.
+        let at = window[..at].trim_end_matches(marker).len();
+        let start = local - window.len() + at;
+        let length = text[start..]
+            .find(char::is_whitespace)
+            .unwrap_or(text.len() - start);
+        error.span = base + start..base + start + length;
+    }
+    error
 }
 
 /// How every document is read.
@@ -285,9 +322,13 @@ impl Builder {
         let value = self.collect_value(&frame);
         self.spans
             .close(frame.node, span, &mut self.edges[frame.edges_from..]);
-        if let Some((name, key)) = self.spans.first_duplicate(frame.node) {
-            return Err(LoadError::new(key, format!("duplicate key `{name}`"))
-                .help("remove one of the two entries; a key may appear once in a mapping"));
+        if let Some((name, key, first)) = self.spans.first_duplicate(frame.node) {
+            // `placed` names the first one's line in the message (the builder has no text).
+            let mut error = LoadError::new(key, format!("duplicate key `{name}`")).help(
+                "remove one of the two entries, or merge them; a key may appear once in a mapping",
+            );
+            error.other = Some((first, format!("`{name}` first written here")));
+            return Err(error);
         }
         self.edges.truncate(frame.edges_from);
         self.finish_value(value);
