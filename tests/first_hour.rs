@@ -367,6 +367,50 @@ const MISTAKES: &[Mistake] = &[
         apply: Apply::Indent,
     },
     Mistake {
+        what: "the last key of a block dedented to the top level",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "  controlPlane:",
+            mistaken: "controlPlane:",
+        },
+        code: "HG002",
+        line_with: "controlPlane:",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a block's only key dedented, leaving the block empty",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "    version: 2.0.11",
+            mistaken: "  version: 2.0.11",
+        },
+        code: "HG002",
+        line_with: "  version: 2.0.11",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a block indented into the block above it",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "  hostProcess:",
+            mistaken: "    hostProcess:",
+        },
+        code: "HG002",
+        line_with: "    hostProcess:",
+        apply: Apply::Indent,
+    },
+    Mistake {
+        what: "a top-level block indented into the one above it",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "\nflannel:",
+            mistaken: "\n  flannel:",
+        },
+        code: "HG002",
+        line_with: "  flannel:",
+        apply: Apply::Indent,
+    },
+    Mistake {
         what: "a tab for indentation",
         spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
