@@ -1,6 +1,29 @@
 //! The mistakes a newcomer makes in the first hour, each made once in a spec that plans clean: each
 //! gives one finding, on the line of the mistake, and its help, applied as written, gives a spec
 //! that plans clean again. A help that leads to the next error fails here.
+//!
+//! The first-week review's table of 47 mistakes (issue 32): every row that was wrong, misleading,
+//! silent or partly off has a test here —
+//! row 2 (a node's key dedented), 6 (a Kubernetes patch never released), 12 (`fromEnv: $NAME`),
+//! 35 and 38 (RKE2 releases), 41 (a Windows year for its build) in `MISTAKES`; 19 in
+//! `the_human_report_heads_a_finding_with_its_own_line`; 28, 46 and 47 in
+//! `findings_underline_the_mistake_itself`; 29 in
+//! `a_misspelt_api_version_is_no_reason_to_skip_a_spec`; 44 and 45 in
+//! `findings_on_one_mistake_agree_on_the_fix`. The review's HG506 (verify) is in
+//! `snapshots/verify@HG506-*`; the masked `kubeadmToken:` line in
+//! `a_spec_that_does_not_load_shows_its_secret_references_as_written`.
+//!
+//! Owned elsewhere, not tested here:
+//! - row 40, FQDN node names (DNS-1123 subdomains): the node-name feature;
+//! - `render --check` after `render --kubectl`, and HG503's loop in `verify`: the render/check
+//!   feature;
+//! - the `hybridgen explain CODE` hint at the end of each finding: main.
+//!
+//! Kept as they are: row 10 (HG312 points at `windows:`, the block the missing
+//! `hostProcess.registry` belongs in: a finding about something absent points at the key that
+//! would hold it) and row 26 (a JSON spec gets its help in YAML's `key: value` form: the spec is
+//! read as YAML, so the fix loads, though the file is then no longer strict JSON; the review
+//! rated the help fine).
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -1036,4 +1059,30 @@ fn a_misspelt_api_version_is_no_reason_to_skip_a_spec() {
     assert_eq!(output.status.code(), Some(1));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["diagnostics"][0]["code"], "HG002", "{report}");
+}
+
+/// Review row 19: the human report heads a finding with the line of the mistake (the node's
+/// address), as the JSON and GitHub reports do, not with a line above it (`hostSubnets`).
+#[test]
+fn the_human_report_heads_a_finding_with_its_own_line() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    let spec = original.replacen("address: 192.168.10.31", "address: 10.21.0.32", 1);
+    let (line, _) = line_holding(&spec, "address: 10.21.0.32");
+    let path = scratch().join("address-outside.yaml");
+    std::fs::write(&path, &spec).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(["plan", "-q", "--color", "never"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&output.stdout);
+    let head = shown
+        .lines()
+        .find(|text| text.contains("╭─["))
+        .unwrap_or_default();
+    assert!(
+        head.contains(&format!("address-outside.yaml:{line}:")),
+        "{shown}"
+    );
+    assert!(shown.contains("192.168.10.0/24"), "{shown}");
 }

@@ -637,6 +637,15 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The host subnets for a message: the first three, and how many more.
+fn named_subnets<E>(subnets: &[Result<Ipv4Net, E>]) -> String {
+    let valid: Vec<String> = subnets.iter().flatten().map(ToString::to_string).collect();
+    match valid.len() {
+        0..=3 => valid.join(", "),
+        more => format!("{} and {} more", valid[..3].join(", "), more - 3),
+    }
+}
+
 /// `1 node subnet`, `2 node subnets`.
 fn count(n: u64, noun: &str) -> String {
     if n == 1 {
@@ -1102,13 +1111,15 @@ fn check_outside_host_subnets(context: &Context, found: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     &NODE_ADDRESS_OUTSIDE_HOST_SUBNETS,
                     value(node_pointer(index, "address")),
+                    // The subnets are named rather than pointed at: a label on `hostSubnets`,
+                    // above the nodes, would head the report instead of the address.
                     format!(
-                        "node `{}` address {address} is in none of the `hostSubnets`",
-                        node.name
+                        "node `{}` address {address} is in none of the `hostSubnets` ({})",
+                        node.name,
+                        named_subnets(&plan.host_subnets)
                     ),
                 )
                 .label("outside every host subnet")
-                .related(key("/network/hostSubnets"), "`hostSubnets` declared here")
                 .help("correct the address, or add its network to `hostSubnets`"),
             );
         }
