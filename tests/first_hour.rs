@@ -1086,3 +1086,52 @@ fn the_human_report_heads_a_finding_with_its_own_line() {
     );
     assert!(shown.contains("192.168.10.0/24"), "{shown}");
 }
+
+/// Review §1e: the human report never breaks a line inside a `code span` (a command, a node name,
+/// a URL), so that what a help says to run can be copied whole. Every invalid fixture's report:
+/// each line of a message or a help holds its backticks in pairs.
+#[test]
+fn human_reports_never_wrap_inside_a_code_span() {
+    let dir = root().join("tests/fixtures/invalid");
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    fixtures.sort();
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(["plan", "-q", "--color", "never"])
+        .args(&fixtures)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&output.stdout);
+    let mut broken = Vec::new();
+    let mut in_text = false;
+    for line in shown.lines() {
+        let starts_text = ["  × ", "  ⚠ ", "  help: "]
+            .iter()
+            .any(|start| line.starts_with(start));
+        let continues = line.starts_with("  │ ") || line.starts_with("        ");
+        in_text = starts_text || (in_text && continues);
+        if in_text && line.matches('`').count() % 2 == 1 {
+            broken.push(line);
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// Review row 35: an RKE2 release that does not exist is told a release of its own minor, the
+/// nearest published one, never the newest of another minor.
+#[test]
+fn an_rke2_release_that_does_not_exist_is_told_one_of_its_minor() {
+    let original = std::fs::read_to_string(root().join(RKE2)).unwrap();
+    for mistaken in ["v1.31.99+rke2r1", "v1.31.5+rke2r9"] {
+        let spec = original.replacen("\"v1.31.4+rke2r1\"", &format!("\"{mistaken}\""), 1);
+        let found = findings(&format!("rke2-{mistaken}.yaml"), &spec);
+        let [finding] = found.as_slice() else {
+            panic!("{mistaken}: {found:?}")
+        };
+        let snippet = *snippets(&finding.help).last().unwrap();
+        assert!(snippet.starts_with("\"v1.31."), "{mistaken}: {finding:?}");
+    }
+}
