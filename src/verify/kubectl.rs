@@ -366,7 +366,10 @@ fn end_group(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// kubectl's standard error as a failure quotes it: escaped, on one line, cut short.
+/// kubectl's standard error as a failure quotes it: escaped, on one line, cut short. kubectl
+/// ends with the line that says what failed (`The connection to the server localhost:8080 was
+/// refused ...`), after client-go's log lines (`memcache.go:265] "Unhandled Error" ...`): when
+/// all of it is too long, that last line is quoted, not the start of the log.
 fn quoted_stderr(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
     let lines: Vec<&str> = text
@@ -374,5 +377,38 @@ fn quoted_stderr(stderr: &[u8]) -> String {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    escape::bounded(&lines.join(" "), STDERR_QUOTED_CHARS)
+    let joined = lines.join(" ");
+    match lines.split_last() {
+        Some((last, earlier))
+            if !earlier.is_empty() && joined.chars().count() > STDERR_QUOTED_CHARS =>
+        {
+            format!(
+                "{} (after {} more lines)",
+                escape::bounded(last, STDERR_QUOTED_CHARS),
+                earlier.len()
+            )
+        }
+        _ => escape::bounded(&joined, STDERR_QUOTED_CHARS),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted_stderr;
+
+    /// Review §1c: kubectl's last line, which says what failed, is quoted whole after a long log.
+    #[test]
+    fn a_long_stderr_is_quoted_by_its_last_line() {
+        let log = "E1126 11:51:20.850550 17300 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server API group list\"\n".repeat(8);
+        let stderr = format!(
+            "{log}The connection to the server localhost:8080 was refused - did you specify the right host or port?\n"
+        );
+        let quoted = quoted_stderr(stderr.as_bytes());
+        assert!(
+            quoted.starts_with("The connection to the server localhost:8080 was refused"),
+            "{quoted}"
+        );
+        assert!(quoted.ends_with("(after 8 more lines)"), "{quoted}");
+        assert_eq!(quoted_stderr(b"short\nfailure\n"), "short failure");
+    }
 }
