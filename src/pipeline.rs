@@ -121,6 +121,10 @@ fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
         .iter()
         .filter_map(|field| {
             let value = document.value.pointer(field.pointer)?;
+            if value.is_null() {
+                // Nothing written, nothing to mask: a null's span is where its key stands.
+                return None;
+            }
             match value.as_object() {
                 Some(members) if members.len() == 1 => match members.get("fromEnv") {
                     // A name written as a shell expands it (`$NAME`) is shown: HG011 says so.

@@ -317,8 +317,9 @@ fn without_placement_echoes(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
                 let message = &diagnostic.message;
                 message.starts_with(&format!("missing required field `{name}`"))
                     || (!into.is_empty()
-                        && message
-                            .starts_with(&format!("`{into}` must be an object, found nothing")))
+                        && (message
+                            .starts_with(&format!("`{into}` must be an object, found nothing"))
+                            || message.starts_with(&format!("`{into}` must be a reference"))))
             })
         })
         .collect()
@@ -783,10 +784,14 @@ fn misplaced(
         .max_by_key(|(span, ..)| span.start);
     if let Some((span, path, other)) = before {
         let inside = document.value.pointer(&path)?;
+        // A secret's `{fromEnv: NAME}` is a field of the secret's key too.
+        let reference =
+            name == "fromEnv" && inside.is_null() && crate::redact::is_secret_key(other);
         if (inside.is_object() || inside.is_null())
-            && known_properties(schema, &path)
-                .iter()
-                .any(|known| known == name)
+            && (reference
+                || known_properties(schema, &path)
+                    .iter()
+                    .any(|known| known == name))
         {
             // The column of its fields, or two spaces in from it.
             let spaces = inside

@@ -434,6 +434,17 @@ const MISTAKES: &[Mistake] = &[
         apply: Apply::Indent,
     },
     Mistake {
+        what: "a secret's `fromEnv` dedented out of it",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "      fromEnv: KUBEADM_CA_HASH",
+            mistaken: "    fromEnv: KUBEADM_CA_HASH",
+        },
+        code: "HG002",
+        line_with: "    fromEnv: KUBEADM_CA_HASH",
+        apply: Apply::Indent,
+    },
+    Mistake {
         what: "a tab for indentation",
         spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
