@@ -3,7 +3,9 @@
 //! that is out of line. The commonest mistakes in a hand-written spec — a key indented less or
 //! more than its neighbours, a tab, no space after a colon, an unclosed quote, a value holding
 //! `: ` — are recognised from the lines around that place and reported where the mistake is, with
-//! the fix; anything else keeps the parser's words.
+//! the fix; anything else keeps the parser's words. A line out of line is found by trying the
+//! lines around the parser's place at the columns of the lines above them: the fix offered is a
+//! move with which the text loads (and, where the caller can tell, types as a spec).
 
 use super::LoadError;
 use crate::redact::is_secret_key;
@@ -212,8 +214,10 @@ const LINES_BEFORE: usize = 6;
 const LINES_AFTER: usize = 2;
 const COLUMNS_FROM: usize = 16;
 
-/// Texts longer than this are checked with a candidate fix only up to some lines past it.
-const WHOLE_TEXT_CHECKED: usize = 1 << 20;
+/// Longest text a fix is searched for: each candidate loads the whole text again, so a larger
+/// one (a spec of thousands of nodes, or a hostile file) keeps the simpler diagnosis, which
+/// costs nothing.
+const LONGEST_SEARCHED: usize = 1 << 20;
 
 /// A duplicate key that a line out of line made: a key moved to the column where the text loads
 /// as a document the caller accepts (two `fromEnv:` when `kubeadmCaHash:` is indented into
@@ -270,21 +274,16 @@ fn out_of_line(
         .collect();
     columns.sort_unstable();
     columns.dedup();
-    let checked_end = if text.len() <= WHOLE_TEXT_CHECKED {
-        text.len()
-    } else {
-        lines
-            .lines
-            .get(significant[end - 1] + 64)
-            .map_or(text.len(), |line| line.start)
-    };
+    if text.len() > LONGEST_SEARCHED {
+        return None;
+    }
     // (accepted, score, lines to the line it lines up with, distance from the parser's place,
     // columns moved, the move)
     let mut found: Vec<(bool, u8, usize, usize, usize, Reindent)> = Vec::new();
     for (position, &index) in significant.iter().enumerate().take(end).skip(first) {
         let line = lines.get(index);
         let body = &line.text[line.indent()..];
-        let line_end = (line.start + line.text.len()).min(checked_end);
+        let line_end = line.start + line.text.len();
         for &spaces in &columns {
             if spaces == line.indent() {
                 continue;
@@ -294,7 +293,7 @@ fn out_of_line(
                 &text[..line.start],
                 " ".repeat(spaces),
                 body,
-                &text[line_end..checked_end]
+                &text[line_end..]
             );
             let Some(accepted) = loads(&moved) else {
                 continue;
