@@ -283,10 +283,9 @@ fn without_placement_echoes(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .into_iter()
         .filter(|diagnostic| {
             let unknown = diagnostic.message.starts_with("unknown field `")
-                && diagnostic
-                    .help
-                    .as_deref()
-                    .is_some_and(|help| help.starts_with("remove it"));
+                && diagnostic.help.as_deref().is_some_and(|help| {
+                    help.starts_with("remove it") || help.starts_with("move it under")
+                });
             let parent = diagnostic.primary.location.pointer().rsplit_once('/');
             !(unknown && parent.is_some_and(|(parent, _)| beside.iter().any(|b| b == parent)))
         })
@@ -355,9 +354,17 @@ fn describe(
                     diagnostic.message = format!("{}: {message}", diagnostic.message);
                     return diagnostic;
                 }
-                match nearest(name, &known) {
-                    Some(suggestion) => diagnostic.help(format!("did you mean `{suggestion}`?")),
-                    None => diagnostic.help(format!(
+                match (
+                    nearest(name, &known),
+                    section_holding(schema, pointer, name),
+                ) {
+                    (Some(suggestion), _) => {
+                        diagnostic.help(format!("did you mean `{suggestion}`?"))
+                    }
+                    (None, Some(section)) => diagnostic.help(format!(
+                        "move it under `{section}:`, whose field it is (`{section}.{name}`)"
+                    )),
+                    (None, None) => diagnostic.help(format!(
                         "remove it; the fields allowed here are {}",
                         quoted_list(&known)
                     )),
@@ -569,6 +576,17 @@ fn mapping_help(schema: &Value, pointer: &str, label: &str, written: &str) -> St
                 .collect()
         })
         .unwrap_or_default();
+    // A word that is the value of one of its fields (`cloud: aws` for `cloud: {provider: aws}`).
+    let word = unquote(written);
+    let holder = known_properties(schema, pointer).into_iter().find(|field| {
+        subschema_at(schema, &format!("{pointer}/{field}"))
+            .and_then(|object| object.get("enum"))
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.iter().any(|value| value.as_str() == Some(word)))
+    });
+    if let Some(field) = holder {
+        return format!("write `{label}: {{{field}: {word}}}`");
+    }
     match required.split_first() {
         Some((first, rest)) if !rest.is_empty() => format!(
             "write `{label}` as a mapping with {}: `{first}: {}` and the others on the lines below it",
@@ -754,6 +772,22 @@ fn free_node_address(root: &Value, pointer: &str, property: &str) -> Option<std:
 }
 
 /// The property names the schema allows at an object location.
+/// The one top-level section other than the one at `pointer` that has a field `name` (`vni`
+/// written under `network` is `flannel`'s).
+fn section_holding(schema: &Value, pointer: &str, name: &str) -> Option<String> {
+    let own = pointer.split('/').nth(1).unwrap_or_default();
+    let mut sections = known_properties(schema, "").into_iter().filter(|section| {
+        section != own
+            && known_properties(schema, &format!("/{section}"))
+                .iter()
+                .any(|field| field == name)
+    });
+    match (sections.next(), sections.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
 /// The help for a field that is unknown where it stands but known one block in or out: a key
 /// indented as far as the block above it (which it belongs inside), or as far as the fields of
 /// the block it follows (which it belongs beside). The help moves its line to the column of that

@@ -445,6 +445,17 @@ const MISTAKES: &[Mistake] = &[
         apply: Apply::Indent,
     },
     Mistake {
+        what: "a cloud named where its section belongs (review: weak help)",
+        spec: MAIN_EXAMPLE,
+        edit: Edit::Replace {
+            correct: "\nnodes:",
+            mistaken: "\ncloud: aws\nnodes:",
+        },
+        code: "HG002",
+        line_with: "cloud: aws",
+        apply: Apply::Line,
+    },
+    Mistake {
         what: "a tab for indentation",
         spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
@@ -1145,4 +1156,20 @@ fn an_rke2_release_that_does_not_exist_is_told_one_of_its_minor() {
         let snippet = *snippets(&finding.help).last().unwrap();
         assert!(snippet.starts_with("\"v1.31."), "{mistaken}: {finding:?}");
     }
+}
+
+/// The review's weak help: a field written in the wrong section is told the section it belongs
+/// to (`vni` under `network` is `flannel.vni`).
+#[test]
+fn a_field_in_the_wrong_section_is_told_its_section() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    let spec = original.replacen("  hostSubnets:", "  directRouting: true\n  hostSubnets:", 1);
+    let found = findings("field-in-wrong-section.yaml", &spec);
+    let [finding] = found.as_slice() else {
+        panic!("{found:?}")
+    };
+    assert_eq!(
+        finding.help,
+        "move it under `flannel:`, whose field it is (`flannel.directRouting`)"
+    );
 }
