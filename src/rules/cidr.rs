@@ -119,7 +119,8 @@ declare_rules! {
     /// assigned" and no pod on it starts.
     ///
     /// ### Fix
-    /// Widen `clusterCidr` (the help gives the prefix), or lengthen `nodeCidrMaskSize`.
+    /// Widen `clusterCidr` (the help gives the prefix, one that also holds every pod, HG108), or
+    /// lengthen `nodeCidrMaskSize` where no Windows node needs /24.
     ///
     /// ### References
     /// kube-controller-manager `CIDR allocation failed` (kubernetes/kubernetes
@@ -134,7 +135,8 @@ declare_rules! {
     /// addresses before reaching their pod limit.
     ///
     /// ### Fix
-    /// Widen `clusterCidr` to the prefix the help gives.
+    /// Widen `clusterCidr` to the prefix the help gives, which also leaves HG107 a node subnet
+    /// for every node.
     ///
     /// ### References
     /// Kubernetes "Guide for adding Windows Nodes in Kubernetes" (kubernetes/website, "Plan IP
@@ -151,7 +153,8 @@ declare_rules! {
     /// with IP allocation errors.
     ///
     /// ### Fix
-    /// Lower `maxPodsPerNode` or shorten `nodeCidrMaskSize`.
+    /// Lower `maxPodsPerNode` or shorten `nodeCidrMaskSize`; with Windows nodes, use
+    /// `nodeCidrMaskSize: 24`, which HG106 asks for too.
     ///
     /// ### References
     /// flannel-io/flannel `pkg/backend/hostgw/hostgw_windows.go` (the `.2` endpoint) and

@@ -135,7 +135,8 @@ declare_rules! {
     ///
     /// ### Fix
     /// Set `"VNI": 4096` in `net-conf.json` (the rendered `kube-flannel.yml` does) and restart
-    /// flanneld on every node.
+    /// flanneld on every node. When the captured `net-conf.json` already says so, the nodes on
+    /// another VNI kept the one their flanneld read at start: restart flanneld on those nodes.
     ///
     /// ### References
     /// flannel-io/flannel `pkg/subnet/kube/annotations.go`; k3s-io/k3s#9295; rancher/rke2#5952;

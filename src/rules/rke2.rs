@@ -31,7 +31,9 @@ declare_rules! {
     /// than `+rke2r<N>` names no RKE2 release (`+k3s1` is k3s), so the installer finds nothing.
     ///
     /// ### Fix
-    /// Use a current RKE2 release, e.g. `"v1.33.5+rke2r1"`.
+    /// Use a published RKE2 release: for a patch typo, the nearest release of the same minor the
+    /// help names (`"v1.31.14+rke2r1"` for `v1.31.99+rke2r1`); else a current one, e.g.
+    /// `"v1.33.5+rke2r1"`. A minor that cannot exist yet is HG319's alone.
     ///
     /// ### References
     /// docs.rke2.io "Basic Network Options" (flannel "as of February 2024 releases"); rancher/rke2
