@@ -9,7 +9,9 @@
 //! `the_human_report_heads_a_finding_with_its_own_line`; 28, 46 and 47 in
 //! `findings_underline_the_mistake_itself`; 29 in
 //! `a_misspelt_api_version_is_no_reason_to_skip_a_spec`; 44 and 45 in
-//! `findings_on_one_mistake_agree_on_the_fix`. The review's HG506 (verify) is in
+//! `findings_on_one_mistake_agree_on_the_fix`; the rows rated right but with a wish, 21 in
+//! `a_name_used_twice_is_offered_the_next_free_number`, and the weak helps (`cloud: aws`, a
+//! field in the wrong section) here too. The review's HG506 (verify) is in
 //! `snapshots/verify@HG506-*`; the masked `kubeadmToken:` line in
 //! `a_spec_that_does_not_load_shows_its_secret_references_as_written`.
 //!
@@ -1172,4 +1174,18 @@ fn a_field_in_the_wrong_section_is_told_its_section() {
         finding.help,
         "move it under `flannel:`, whose field it is (`flannel.directRouting`)"
     );
+}
+
+/// Review row 21: a node name used twice is offered the next free number of its name
+/// (`win-worker-1`, which the fix frees), not the name with an index glued on.
+#[test]
+fn a_name_used_twice_is_offered_the_next_free_number() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    let spec = original.replacen("name: win-worker-1", "name: win-worker-0", 1);
+    let found = findings("name-used-twice.yaml", &spec);
+    let [finding] = found.as_slice() else {
+        panic!("{found:?}")
+    };
+    assert_eq!(finding.code, "HG008");
+    assert_eq!(*snippets(&finding.help).last().unwrap(), "win-worker-1");
 }
