@@ -1189,3 +1189,22 @@ fn a_name_used_twice_is_offered_the_next_free_number() {
     assert_eq!(finding.code, "HG008");
     assert_eq!(*snippets(&finding.help).last().unwrap(), "win-worker-1");
 }
+
+/// Review row 5: a version without its patch is told it names a minor only.
+#[test]
+fn a_minor_alone_is_told_it_lacks_its_patch() {
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    let spec = original.replacen("\"1.33.4\"", "\"1.33\"", 1);
+    let path = scratch().join("minor-alone.yaml");
+    std::fs::write(&path, &spec).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+        .args(["plan", "--format", "json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["diagnostics"][0]["message"],
+        "`1.33` names a minor only: a Kubernetes version names its patch too"
+    );
+}

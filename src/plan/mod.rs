@@ -407,10 +407,18 @@ impl Plan {
 fn parse_release(text: &str, what: &str, example: &str) -> Parsed<Release> {
     Release::parse(text).ok_or_else(|| {
         // `1.30` lacks only the patch: the minor's first release is one that exists.
-        let example = Release::parse(&format!("{text}.0"))
-            .map_or_else(|| example.to_string(), |_| format!("{text}.0"));
+        let minor = Release::parse(&format!("{text}.0")).is_some();
+        let example = if minor {
+            format!("{text}.0")
+        } else {
+            example.to_string()
+        };
         InputError::new(
-            format!("`{text}` is not a {what}"),
+            if minor {
+                format!("`{text}` names a minor only: a {what} names its patch too")
+            } else {
+                format!("`{text}` is not a {what}")
+            },
             format!("write it as `MAJOR.MINOR.PATCH` in quotes, e.g. `\"{example}\"`"),
         )
     })
