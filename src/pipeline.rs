@@ -57,7 +57,10 @@ fn check_unsuppressed(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
     let (loaded, nodes) = match (decoded, typing) {
         (Err(error), _) => (Err(error), None),
         (Ok(()), Typing::TypedFirst) => schema::load_typing_nodes(&checked.file.source),
-        (Ok(()), Typing::SchemaFirst) => (load::load(&checked.file.source), None),
+        (Ok(()), Typing::SchemaFirst) => (
+            load::load_accepting(&checked.file.source, &schema::types_as_spec),
+            None,
+        ),
     };
     let document = match loaded {
         Ok(document) => document,
@@ -122,9 +125,22 @@ fn inline_secret_spans(document: &Document) -> Vec<std::ops::Range<usize>> {
         .iter()
         .filter_map(|field| {
             let value = document.value.pointer(field.pointer)?;
+            if value.is_null() {
+                // Nothing written, nothing to mask: a null's span is where its key stands.
+                return None;
+            }
             match value.as_object() {
                 Some(members) if members.len() == 1 => match members.get("fromEnv") {
-                    Some(serde_json::Value::String(name)) if is_variable_name(name) => None,
+                    // A name written as a shell expands it (`$NAME`) is shown: HG011 says so.
+                    Some(serde_json::Value::String(name))
+                        if is_variable_name(
+                            name.trim_start_matches("${")
+                                .trim_start_matches('$')
+                                .trim_end_matches('}'),
+                        ) =>
+                    {
+                        None
+                    }
                     Some(serde_json::Value::String(_)) => document
                         .spans
                         .value_span(&format!("{}/fromEnv", field.pointer)),
@@ -155,6 +171,9 @@ impl Checked {
             error.message,
         )
         .label("here");
+        if let Some((other, text)) = error.other {
+            diagnostic = diagnostic.related(Location::Bytes(other), text);
+        }
         diagnostic.help = error.help;
         self.diagnostics
             .push(diagnostic.help_or("fix the YAML syntax at this place"));

@@ -47,40 +47,70 @@ pub fn is_secret_key(key: &str) -> bool {
 }
 
 /// Where a text that may not load as YAML (an unclosed quote, a duplicate key, a value that is a
-/// mapping) holds a secret key's value: from the key's `:` to the end of its line, and the lines
-/// below it that are indented deeper (a block scalar, a quoted value running on). A `{fromEnv:
-/// NAME}` reference is no secret and is left as it is.
+/// mapping) holds a secret key's value: the value's characters after the key's `:`, and those of
+/// the lines below it that are indented deeper (a block scalar, a quoted value running on). Line
+/// breaks, indentation and comments stay as they are, so the masked text keeps its lines; a
+/// `{fromEnv: NAME}` reference, inline or on the line below, is no secret and is left as it is.
 pub fn secret_values_by_place(text: &str) -> Vec<Range<usize>> {
     let mut spans = Vec::new();
-    let mut lines = text.split_inclusive('\n').scan(0, |at, line| {
-        let start = *at;
-        *at += line.len();
-        Some((start, line))
-    });
-    let mut pending: Option<(usize, Range<usize>)> = None;
-    for (start, line) in &mut lines {
-        let body = line.trim_start_matches([' ', '-']);
-        let indent = line.len() - body.len();
-        if let Some((key_indent, span)) = pending.take() {
-            let blank = line.trim().is_empty();
-            if blank || indent > key_indent {
-                pending = Some((key_indent, span.start..start + line.len()));
+    // The indent of the secret key whose value may run on below it.
+    let mut open: Option<usize> = None;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let at = start;
+        start += line.len();
+        let content = line.trim_end_matches(['\n', '\r']);
+        let body = content.trim_start_matches([' ', '-']);
+        let indent = content.len() - body.len();
+        if body.trim().is_empty() {
+            continue;
+        }
+        if let Some(key_indent) = open {
+            if indent > key_indent && secret_key_colon(body).is_none() {
+                match body.strip_prefix("fromEnv:") {
+                    _ if is_reference(body) => {}
+                    Some(value) => {
+                        spans.extend(value_characters(at + indent + "fromEnv:".len(), value));
+                    }
+                    None => spans.extend(value_characters(at + indent, body)),
+                }
                 continue;
             }
-            spans.push(span);
+            open = None;
         }
         let Some(colon) = secret_key_colon(body) else {
             continue;
         };
-        let value = body[colon + 1..].trim();
-        if value.starts_with("{") && value.contains("fromEnv") {
+        let value = &body[colon + 1..];
+        if value.trim_start().starts_with('{') && value.contains("fromEnv") {
             continue;
         }
-        let from = start + indent + colon + 1;
-        pending = Some((indent, from..start + line.len()));
+        spans.extend(value_characters(at + indent + colon + 1, value));
+        open = Some(indent);
     }
-    spans.extend(pending.map(|(_, span)| span));
     spans
+}
+
+/// `fromEnv: NAME` on a line of its own: the block form of a reference.
+fn is_reference(body: &str) -> bool {
+    body.strip_prefix("fromEnv:").is_some_and(|rest| {
+        let name = rest.split(" #").next().unwrap_or_default().trim();
+        crate::spec::secret_fields::is_variable_name(name)
+    })
+}
+
+/// The bytes of a value (`text` standing at byte `at`): from its first character to its last,
+/// without a comment after it, which a value that is not quoted ends at.
+fn value_characters(at: usize, text: &str) -> Option<Range<usize>> {
+    let trimmed = text.trim_start();
+    let from = at + text.len() - trimmed.len();
+    let comment = trimmed.find(" #").or_else(|| trimmed.find("\t#"));
+    let value = match comment {
+        Some(comment) if !trimmed.starts_with(['"', '\'']) => &trimmed[..comment],
+        _ => trimmed,
+    };
+    let value = value.trim_end();
+    (!value.is_empty()).then(|| from..from + value.len())
 }
 
 /// The position of the `:` after a secret key at the start of `line` (bare or quoted).
@@ -114,6 +144,23 @@ mod tests {
         }
         let reference = "kubeadmToken: {fromEnv: KUBEADM_TOKEN}\n";
         assert!(secret_values_by_place(reference).is_empty());
+    }
+
+    /// A reference on the line below its key, and the comments around it, are shown as they are;
+    /// a value is masked character for character, its line break kept.
+    #[test]
+    fn only_the_characters_of_a_secret_value_are_masked() {
+        let text = "  kubeadmToken:\n    fromEnv: KUBEADM_TOKEN   # the join token\n  kubeadmCaHash: sha-x  # pasted\n  bad: [\n";
+        let shown = masked(text, &secret_values_by_place(text));
+        assert_eq!(
+            shown,
+            "  kubeadmToken:\n    fromEnv: KUBEADM_TOKEN   # the join token\n  kubeadmCaHash: *****  # pasted\n  bad: [\n"
+        );
+        let pasted = "kubeadmToken:\n  abcdef-not-a-token\n  fromEnv: $KUBEADM_TOKEN\nnext: 1\n";
+        assert_eq!(
+            masked(pasted, &secret_values_by_place(pasted)),
+            "kubeadmToken:\n  ******************\n  fromEnv: **************\nnext: 1\n"
+        );
     }
 
     #[test]

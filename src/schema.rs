@@ -125,15 +125,19 @@ pub(crate) fn load_typing_nodes(
     source: &SourceFile,
 ) -> (Result<Document, LoadError>, Option<Vec<Node>>) {
     let mut nodes = Some(Vec::new());
-    let document = load::load_taking_nodes(source, &mut |item| {
-        if let Some(typed) = &mut nodes {
-            match strict::type_strictly::<Node>(item) {
-                Some(node) => typed.push(node),
-                None => nodes = None,
+    let document = load::load_taking_nodes(
+        source,
+        &mut |item| {
+            if let Some(typed) = &mut nodes {
+                match strict::type_strictly::<Node>(item) {
+                    Some(node) => typed.push(node),
+                    None => nodes = None,
+                }
             }
-        }
-        Value::Null
-    });
+            Value::Null
+        },
+        &types_as_spec,
+    );
     (document, nodes)
 }
 
@@ -147,8 +151,17 @@ pub(crate) fn typed(mut document: Value, nodes: Vec<Node>) -> Option<Spec> {
     }
     let mut spec = strict::type_strictly::<Spec>(document)?;
     spec.nodes = nodes;
-    let has_items = !spec.nodes.is_empty() && spec.nodes.iter().all(|node| !node.roles.is_empty());
-    has_items.then_some(spec)
+    has_items(&spec).then_some(spec)
+}
+
+/// Whether a whole document (its nodes in it) types as a spec: what a fix offered for a syntax
+/// error is checked with.
+pub(crate) fn types_as_spec(document: Value) -> bool {
+    strict::type_strictly::<Spec>(document).is_some_and(|spec| has_items(&spec))
+}
+
+fn has_items(spec: &Spec) -> bool {
+    !spec.nodes.is_empty() && spec.nodes.iter().all(|node| !node.roles.is_empty())
 }
 
 struct CompiledSchema {
@@ -247,7 +260,7 @@ pub fn validate(source: &SourceFile, document: &Document) -> Vec<Diagnostic> {
             .help("fix these first and run again"),
         );
     }
-    without_typo_echoes(found)
+    without_placement_echoes(without_typo_echoes(found))
 }
 
 /// Schema findings reported per file: enough to fix a file in one pass, bounded for hostile ones.
@@ -282,6 +295,72 @@ fn without_typo_echoes(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// A key out of place shows up more than once: as an unknown field (whose help moves it), and as
+/// the block it left empty (`must be an object, found nothing`) or the field now missing where it
+/// belongs. The unknown field, with the move, is the one worth reading.
+fn without_placement_echoes(found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    // A key moved out of the block it was indented into takes the fields after it along: they
+    // are unknown there only because it was.
+    let beside: Vec<String> = found
+        .iter()
+        .filter(|diagnostic| {
+            diagnostic.help.as_deref().is_some_and(|help| {
+                help.contains("to line up with `")
+                    || help.contains("at the beginning of its line, like `")
+            })
+        })
+        .filter_map(|diagnostic| {
+            let pointer = diagnostic.primary.location.pointer();
+            pointer
+                .rsplit_once('/')
+                .map(|(parent, _)| parent.to_string())
+        })
+        .collect();
+    let found: Vec<Diagnostic> = found
+        .into_iter()
+        .filter(|diagnostic| {
+            let unknown = diagnostic.message.starts_with("unknown field `")
+                && diagnostic.help.as_deref().is_some_and(|help| {
+                    help.starts_with("remove it") || help.starts_with("move it under")
+                });
+            let parent = diagnostic.primary.location.pointer().rsplit_once('/');
+            !(unknown && parent.is_some_and(|(parent, _)| beside.iter().any(|b| b == parent)))
+        })
+        .collect();
+    let moved: Vec<(String, String)> = found
+        .iter()
+        .filter_map(|diagnostic| {
+            let help = diagnostic.help.as_deref()?;
+            let name = help
+                .strip_prefix("indent `")
+                .or_else(|| help.strip_prefix("start `"))?
+                .split(':')
+                .next()?;
+            let into = help
+                .split("to put it inside `")
+                .nth(1)
+                .and_then(|rest| rest.split(':').next());
+            Some((name.to_string(), into.unwrap_or_default().to_string()))
+        })
+        .collect();
+    if moved.is_empty() {
+        return found;
+    }
+    found
+        .into_iter()
+        .filter(|diagnostic| {
+            !moved.iter().any(|(name, into)| {
+                let message = &diagnostic.message;
+                message.starts_with(&format!("missing required field `{name}`"))
+                    || (!into.is_empty()
+                        && (message
+                            .starts_with(&format!("`{into}` must be an object, found nothing"))
+                            || message.starts_with(&format!("`{into}` must be a reference"))))
+            })
+        })
+        .collect()
+}
+
 fn describe(
     schema: &Value,
     source: &SourceFile,
@@ -307,9 +386,22 @@ fn describe(
                     format!("unknown field `{name}`{}", within(pointer)),
                 )
                 .label("not a field of the spec");
-                match nearest(name, &known) {
-                    Some(suggestion) => diagnostic.help(format!("did you mean `{suggestion}`?")),
-                    None => diagnostic.help(format!(
+                if let Some((message, help)) = misplaced(schema, source, document, pointer, name) {
+                    let mut diagnostic = diagnostic.help(help);
+                    diagnostic.message = format!("{}: {message}", diagnostic.message);
+                    return diagnostic;
+                }
+                match (
+                    nearest(name, &known),
+                    section_holding(schema, pointer, name),
+                ) {
+                    (Some(suggestion), _) => {
+                        diagnostic.help(format!("did you mean `{suggestion}`?"))
+                    }
+                    (None, Some(section)) => diagnostic.help(format!(
+                        "move it under `{section}:`, whose field it is (`{section}.{name}`)"
+                    )),
+                    (None, None) => diagnostic.help(format!(
                         "remove it; the fields allowed here are {}",
                         quoted_list(&known)
                     )),
@@ -318,7 +410,24 @@ fn describe(
             .collect(),
         ValidationErrorKind::Required { property } => {
             let property = property.as_str().unwrap_or_default();
-            let location = if document.spans.key_span(pointer).is_some() {
+            // At the top level: the document's first key, not every line of it.
+            let first_key = pointer
+                .is_empty()
+                .then(|| document.value.as_object())
+                .flatten()
+                .and_then(|members| {
+                    members
+                        .keys()
+                        .filter_map(|name| {
+                            document
+                                .spans
+                                .key_span(&format!("/{}", crate::load::escape_pointer_token(name)))
+                        })
+                        .min_by_key(|span| span.start)
+                });
+            let location = if let Some(span) = first_key {
+                crate::diagnostic::Location::Bytes(span)
+            } else if document.spans.key_span(pointer).is_some() {
                 key(pointer)
             } else {
                 value(pointer)
@@ -329,7 +438,11 @@ fn describe(
                     location,
                     format!("missing required field `{property}`{}", within(pointer)),
                 )
-                .label(format!("`{property}` is missing here"))
+                .label(if pointer.is_empty() {
+                    format!("the spec starts here, without `{property}`")
+                } else {
+                    format!("`{property}` is missing here")
+                })
                 .help(format!(
                     "add `{property}`{}",
                     match free_node_address(&document.value, pointer, property) {
@@ -500,6 +613,17 @@ fn mapping_help(schema: &Value, pointer: &str, label: &str, written: &str) -> St
                 .collect()
         })
         .unwrap_or_default();
+    // A word that is the value of one of its fields (`cloud: aws` for `cloud: {provider: aws}`).
+    let word = unquote(written);
+    let holder = known_properties(schema, pointer).into_iter().find(|field| {
+        subschema_at(schema, &format!("{pointer}/{field}"))
+            .and_then(|object| object.get("enum"))
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.iter().any(|value| value.as_str() == Some(word)))
+    });
+    if let Some(field) = holder {
+        return format!("write `{label}: {{{field}: {word}}}`");
+    }
     match required.split_first() {
         Some((first, rest)) if !rest.is_empty() => format!(
             "write `{label}` as a mapping with {}: `{first}: {}` and the others on the lines below it",
@@ -685,6 +809,103 @@ fn free_node_address(root: &Value, pointer: &str, property: &str) -> Option<std:
 }
 
 /// The property names the schema allows at an object location.
+/// The one top-level section other than the one at `pointer` that has a field `name` (`vni`
+/// written under `network` is `flannel`'s).
+fn section_holding(schema: &Value, pointer: &str, name: &str) -> Option<String> {
+    let own = pointer.split('/').nth(1).unwrap_or_default();
+    let mut sections = known_properties(schema, "").into_iter().filter(|section| {
+        section != own
+            && known_properties(schema, &format!("/{section}"))
+                .iter()
+                .any(|field| field == name)
+    });
+    match (sections.next(), sections.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
+/// The help for a field that is unknown where it stands but known one block in or out: a key
+/// indented as far as the block above it (which it belongs inside), or as far as the fields of
+/// the block it follows (which it belongs beside). The help moves its line to the column of that
+/// block's fields, where it loads as the field it is.
+fn misplaced(
+    schema: &Value,
+    source: &SourceFile,
+    document: &Document,
+    pointer: &str,
+    name: &str,
+) -> Option<(String, String)> {
+    let spans = &document.spans;
+    let member = format!("{pointer}/{}", escape_pointer_token(name));
+    let at = spans.key_span(&member)?;
+    let column = |span: &std::ops::Range<usize>| source.position(span.start).column - 1;
+    let line_of = |span: &std::ops::Range<usize>| source.position(span.start).line;
+    // The field before it in the file, at the same level: the block it may belong inside.
+    let members = document.value.pointer(pointer)?.as_object()?;
+    let before = members
+        .keys()
+        .filter_map(|other| {
+            let path = format!("{pointer}/{}", escape_pointer_token(other));
+            spans
+                .key_span(&path)
+                .filter(|span| span.start < at.start)
+                .map(|span| (span, path, other))
+        })
+        .max_by_key(|(span, ..)| span.start);
+    if let Some((span, path, other)) = before {
+        let inside = document.value.pointer(&path)?;
+        // A secret's `{fromEnv: NAME}` is a field of the secret's key too.
+        let reference =
+            name == "fromEnv" && inside.is_null() && crate::redact::is_secret_key(other);
+        if (inside.is_object() || inside.is_null())
+            && (reference
+                || known_properties(schema, &path)
+                    .iter()
+                    .any(|known| known == name))
+        {
+            // The column of its fields, or two spaces in from it.
+            let spaces = inside
+                .as_object()
+                .and_then(|fields| {
+                    fields
+                        .keys()
+                        .filter_map(|field| {
+                            spans.key_span(&format!("{path}/{}", escape_pointer_token(field)))
+                        })
+                        .map(|span| column(&span))
+                        .min()
+                })
+                .unwrap_or(column(&span) + 2);
+            return Some((
+                format!("it is indented as far as `{other}`, whose field it is"),
+                format!(
+                    "indent `{name}:` by {spaces} spaces, to put it inside `{other}:` on line {}",
+                    line_of(&span)
+                ),
+            ));
+        }
+    }
+    // Indented into the block of a field it belongs beside.
+    let (parent, _) = pointer.rsplit_once('/')?;
+    let holder = spans.key_span(pointer)?;
+    let parent_value = document.value.pointer(parent)?.as_object()?;
+    (known_properties(schema, parent).iter().any(|known| known == name)
+        && !parent_value.contains_key(name))
+    .then(|| {
+        let holder_name = field_name(pointer);
+        let (spaces, line) = (column(&holder), line_of(&holder));
+        (
+            format!("it is indented as far as the fields of `{holder_name}`, but it is a field beside it"),
+            if spaces == 0 {
+                format!("start `{name}:` at the beginning of its line, like `{holder_name}:` on line {line}")
+            } else {
+                format!("indent `{name}:` by {spaces} spaces, to line up with `{holder_name}:` on line {line}")
+            },
+        )
+    })
+}
+
 fn known_properties(schema: &Value, pointer: &str) -> Vec<String> {
     subschema_at(schema, pointer)
         .and_then(|object| object.get("properties"))

@@ -15,6 +15,33 @@ pub(crate) fn nearest(written: &str, candidates: &[String]) -> Option<String> {
         .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(2))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate.clone())
+        .or_else(|| abbreviated(&written_lower, candidates))
+}
+
+/// The one candidate that abbreviates what was written, word for word (`host-gw` for
+/// `host-gateway`): as many `-` separated words, each starting with the same letter and made of
+/// letters of the written word in order.
+fn abbreviated(written: &str, candidates: &[String]) -> Option<String> {
+    let words: Vec<&str> = written.split('-').collect();
+    let abbreviates = |candidate: &String| {
+        let short: Vec<String> = candidate
+            .to_lowercase()
+            .split('-')
+            .map(String::from)
+            .collect();
+        words.len() > 1
+            && short.len() == words.len()
+            && short.iter().zip(&words).all(|(short, long)| {
+                let mut letters = long.chars();
+                short.chars().next() == long.chars().next()
+                    && short.chars().all(|c| letters.any(|l| l == c))
+            })
+    };
+    let mut found = candidates.iter().filter(|candidate| abbreviates(candidate));
+    match (found.next(), found.next()) {
+        (Some(only), None) => Some(only.clone()),
+        _ => None,
+    }
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -47,5 +74,11 @@ mod tests {
             Some("clusterCidr")
         );
         assert_eq!(nearest("bananas", &known), None);
+        let backends = vec!["vxlan".to_string(), "host-gw".to_string()];
+        assert_eq!(
+            nearest("host-gateway", &backends).as_deref(),
+            Some("host-gw")
+        );
+        assert_eq!(nearest("host-routes", &backends), None);
     }
 }

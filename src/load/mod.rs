@@ -94,6 +94,8 @@ pub struct LoadError {
     pub span: Range<usize>,
     pub message: String,
     pub help: Option<String>,
+    /// The other place of the mistake (the first of two duplicate keys), with what it is.
+    pub other: Option<(Range<usize>, String)>,
 }
 
 impl LoadError {
@@ -102,6 +104,7 @@ impl LoadError {
             span,
             message: message.into(),
             help: None,
+            other: None,
         }
     }
 
@@ -113,6 +116,9 @@ impl LoadError {
     /// The same error in a text that starts `base` bytes into the file.
     fn shifted(mut self, base: usize) -> Self {
         self.span = self.span.start + base..self.span.end + base;
+        if let Some((other, _)) = self.other.as_mut() {
+            *other = other.start + base..other.end + base;
+        }
         self
     }
 }
@@ -164,19 +170,31 @@ pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
 /// Parses the text of a decoded spec into a document, handing each item of its top-level `nodes`
 /// list to `take_node` as soon as the item is read; what `take_node` returns stands in the list
 /// in its place. A spec's nodes are most of its values, so typing them one by one keeps the JSON
-/// value of a large spec from being held whole (BENCHMARKS.md, memory).
+/// value of a large spec from being held whole (BENCHMARKS.md, memory). A syntax error whose fix
+/// is a line moved to another column offers first a move that gives a document `accepts`.
 pub fn load_taking_nodes(
     source: &SourceFile,
     take_node: &mut dyn FnMut(serde_json::Value) -> serde_json::Value,
+    accepts: &dyn Fn(serde_json::Value) -> bool,
 ) -> Result<Document, LoadError> {
     let (text, base) = without_byte_order_mark(source);
-    parse::parse(text, base, &SPEC, Some(take_node))
+    parse::parse(text, base, &SPEC, Some(take_node), accepts)
+}
+
+/// Parses the text of a decoded spec into a document; a syntax error whose fix is a line moved
+/// to another column offers first a move that gives a document `accepts` (one that types).
+pub fn load_accepting(
+    source: &SourceFile,
+    accepts: &dyn Fn(serde_json::Value) -> bool,
+) -> Result<Document, LoadError> {
+    let (text, base) = without_byte_order_mark(source);
+    parse::parse(text, base, &SPEC, None, accepts)
 }
 
 /// Parses the text of a decoded file into a document, within `limits`.
 pub fn load_within(source: &SourceFile, limits: &'static Limits) -> Result<Document, LoadError> {
     let (text, base) = without_byte_order_mark(source);
-    parse::parse(text, base, limits, None)
+    parse::parse(text, base, limits, None, &|_| true)
 }
 
 /// A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
@@ -261,8 +279,9 @@ mod tests {
     fn duplicate_keys_point_at_the_second_key() {
         let text = "a: 1\nb: 2\na: 3\n";
         let error = load_text(text).unwrap_err();
-        assert_eq!(error.message, "duplicate key `a`");
+        assert_eq!(error.message, "duplicate key `a`: the first is on line 1");
         assert_eq!(error.span, 10..11);
+        assert_eq!(error.other.map(|(span, _)| span), Some(0..1));
     }
 
     #[test]

@@ -16,12 +16,90 @@ pub const MAX_DEPTH: usize = 64;
 
 /// Parses `text` (offset by `base` bytes in the file) within `limits`: any YAML, and every error
 /// in granit-parser's words and place unless `syntax` recognises the mistake behind it.
+///
+/// `accepts` says whether a document is what the caller reads (a spec that types): a fix for a
+/// syntax error whose document it accepts is offered before one that only loads.
 pub(super) fn parse(
     text: &str,
     base: usize,
     limits: &'static Limits,
     take_node: Option<&mut dyn FnMut(Value) -> Value>,
+    accepts: &dyn Fn(Value) -> bool,
 ) -> Result<Document, LoadError> {
+    let mut builder = Builder::new(text.len(), base, limits);
+    builder.take_node = take_node;
+    for event in Parser::new_from_str_with_options(text, options()) {
+        let (event, span) = event.map_err(|error| {
+            let local = error.marker().byte_offset().unwrap_or(0);
+            let at = local + base;
+            let message = error.kind().to_string();
+            if message.contains("recursion limit") || message.contains("nesting limit") {
+                nesting_error(at..at)
+            } else if let Some(mistake) =
+                super::syntax::diagnose(text, local, error.kind(), &|candidate| {
+                    loads(candidate, limits).map(|document| accepts(document.value))
+                })
+            {
+                mistake.shifted(base)
+            } else {
+                LoadError::new(at..at, message)
+            }
+        })?;
+        builder.event(event, span).map_err(|error| {
+            let error = placed(text, base, error);
+            let duplicate = error.message.starts_with("duplicate key");
+            duplicate
+                .then(|| {
+                    let at = error.span.start.saturating_sub(base);
+                    super::syntax::duplicate_by_indent(text, at, &|candidate| {
+                        loads(candidate, limits).map(|document| accepts(document.value))
+                    })
+                })
+                .flatten()
+                .map_or(error, |mistake| mistake.shifted(base))
+        })?;
+    }
+    Ok(builder.finish())
+}
+
+/// A builder's error in the words of the text: a duplicate key names the line of the first one,
+/// and an anchor or a tag is pointed at itself (`&name`, `!tag`), not at the value after it.
+fn placed(text: &str, base: usize, mut error: LoadError) -> LoadError {
+    let local = error.span.start.saturating_sub(base).min(text.len());
+    if let Some((first, _)) = &error.other {
+        let first = first.start.saturating_sub(base);
+        let line = text
+            .get(..first)
+            .map_or(0, |before| before.matches('\n').count())
+            + 1;
+        error.message = format!("{}: the first is on line {line}", error.message);
+        return error;
+    }
+    let marker = if error.message.starts_with("YAML anchors") {
+        '&'
+    } else if error.message.starts_with("YAML tags") {
+        '!'
+    } else {
+        return error;
+    };
+    // The property stands before its value, on its line or the one above.
+    let window = text
+        .get(local.saturating_sub(256)..local)
+        .unwrap_or_default();
+    if let Some(at) = window.rfind(marker) {
+        // `!!str`: the tag starts at its first `!`.
+        let at = window[..at].trim_end_matches(marker).len();
+        let start = local - window.len() + at;
+        let length = text[start..]
+            .find(char::is_whitespace)
+            .unwrap_or(text.len() - start);
+        error.span = base + start..base + start + length;
+    }
+    error
+}
+
+/// How every document is read.
+fn options() -> granit_parser::Options {
     let mut options = granit_parser::options! {
         flow_nesting_limit: 2 * MAX_DEPTH,
         block_nesting_limit: 2 * MAX_DEPTH,
@@ -30,24 +108,18 @@ pub(super) fn parse(
     };
     // Comments carry no data and no span a finding points at.
     options.set_emit_comments(false);
-    let mut builder = Builder::new(text.len(), base, limits);
-    builder.take_node = take_node;
-    for event in Parser::new_from_str_with_options(text, options) {
-        let (event, span) = event.map_err(|error| {
-            let local = error.marker().byte_offset().unwrap_or(0);
-            let at = local + base;
-            let message = error.kind().to_string();
-            if message.contains("recursion limit") || message.contains("nesting limit") {
-                nesting_error(at..at)
-            } else if let Some(mistake) = super::syntax::diagnose(text, local, error.kind()) {
-                mistake.shifted(base)
-            } else {
-                LoadError::new(at..at, message)
-            }
-        })?;
-        builder.event(event, span)?;
+    options
+}
+
+/// The document `text` loads as, without a diagnosis of why it does not: what a fix for a
+/// syntax error is checked with before a report offers it.
+pub(super) fn loads(text: &str, limits: &'static Limits) -> Option<Document> {
+    let mut builder = Builder::new(text.len(), 0, limits);
+    for event in Parser::new_from_str_with_options(text, options()) {
+        let (event, span) = event.ok()?;
+        builder.event(event, span).ok()?;
     }
-    Ok(builder.finish())
+    Some(builder.finish())
 }
 
 /// An open list or mapping.
@@ -266,9 +338,13 @@ impl Builder<'_> {
         let value = self.collect_value(&frame);
         self.spans
             .close(frame.node, span, &mut self.edges[frame.edges_from..]);
-        if let Some((name, key)) = self.spans.first_duplicate(frame.node) {
-            return Err(LoadError::new(key, format!("duplicate key `{name}`"))
-                .help("remove one of the two entries; a key may appear once in a mapping"));
+        if let Some((name, key, first)) = self.spans.first_duplicate(frame.node) {
+            // `placed` names the first one's line in the message (the builder has no text).
+            let mut error = LoadError::new(key, format!("duplicate key `{name}`")).help(
+                "remove one of the two entries, or merge them; a key may appear once in a mapping",
+            );
+            error.other = Some((first, format!("`{name}` first written here")));
+            return Err(error);
         }
         self.edges.truncate(frame.edges_from);
         self.finish_value(value);

@@ -179,16 +179,19 @@ impl SpanIndex {
     }
 
     /// The later (in document order) of the first two members of a closed mapping with equal keys.
-    pub(super) fn first_duplicate(&self, node: u32) -> Option<(&str, Range<usize>)> {
+    pub(super) fn first_duplicate(&self, node: u32) -> Option<(&str, Range<usize>, Range<usize>)> {
         let record = &self.nodes[node as usize];
         if record.kind != Kind::Mapping {
             return None;
         }
         let edges = self.edges_of(record);
         let at = edges.windows(2).position(|pair| pair[0].0 == pair[1].0)?;
-        let later = edges[at].1.max(edges[at + 1].1);
-        let key = self.nodes[later as usize].key.map_or(0..0, Span::range);
-        Some((self.key_text(edges[at].0), key))
+        let (earlier, later) = (
+            edges[at].1.min(edges[at + 1].1),
+            edges[at].1.max(edges[at + 1].1),
+        );
+        let key = |node: u32| self.nodes[node as usize].key.map_or(0..0, Span::range);
+        Some((self.key_text(edges[at].0), key(later), key(earlier)))
     }
 }
 

@@ -3,23 +3,39 @@
 //! that is out of line. The commonest mistakes in a hand-written spec — a key indented less or
 //! more than its neighbours, a tab, no space after a colon, an unclosed quote, a value holding
 //! `: ` — are recognised from the lines around that place and reported where the mistake is, with
-//! the fix; anything else keeps the parser's words.
+//! the fix; anything else keeps the parser's words. A line out of line is found by trying the
+//! lines around the parser's place at the columns of the lines above them: the fix offered is a
+//! move with which the text loads (and, where the caller can tell, types as a spec).
 
 use super::LoadError;
 use crate::redact::is_secret_key;
 use granit_parser::ErrorKind;
 
 /// The mistake behind a parser error at byte `at` of `text`, when it is one of those above.
-pub(super) fn diagnose(text: &str, at: usize, kind: &ErrorKind) -> Option<LoadError> {
+/// `loads` says whether a text loads (`None` when not) and whether its document is accepted: a
+/// line moved to another indentation is offered as the fix only when the text loads with it.
+pub(super) fn diagnose(
+    text: &str,
+    at: usize,
+    kind: &ErrorKind,
+    loads: &dyn Fn(&str) -> Option<bool>,
+) -> Option<LoadError> {
     let lines = Lines::of(text);
     let line = lines.index_of(at);
     match kind {
-        ErrorKind::MappingValueNotAllowed => {
-            value_holding_colon(&lines, line, at).or_else(|| key_out_of_line(&lines, line))
-        }
-        ErrorKind::ExpectedBlockMappingKey => {
-            key_out_of_line(&lines, line).or_else(|| key_between_blocks(&lines, line))
-        }
+        ErrorKind::MappingValueNotAllowed => value_holding_colon(&lines, line, at)
+            .or_else(|| out_of_line(text, &lines, line, loads))
+            .or_else(|| key_out_of_line(&lines, line)),
+        ErrorKind::ExpectedBlockMappingKey => out_of_line(text, &lines, line, loads)
+            .or_else(|| key_out_of_line(&lines, line))
+            .or_else(|| key_between_blocks(&lines, line)),
+        ErrorKind::ExpectedBlockSequenceEntry
+        | ErrorKind::CommentInterceptedScalar
+        | ErrorKind::InvalidIndentation
+        | ErrorKind::ExpectedNodeContent
+        | ErrorKind::ExpectedDocumentStart
+        | ErrorKind::UnexpectedEofBlockSequence
+        | ErrorKind::UnexpectedEofBlockMapping => out_of_line(text, &lines, line, loads),
         ErrorKind::TabInBlockIndentation
         | ErrorKind::TabInIndentation
         | ErrorKind::TabNotAllowed => tab_indent(&lines, line),
@@ -83,6 +99,42 @@ impl<'a> Line<'a> {
     /// A key whose value is a block on the lines below it.
     fn opens_block(&self) -> bool {
         self.value().is_some_and(str::is_empty)
+    }
+
+    /// The spaces before the line's first character.
+    fn indent(&self) -> usize {
+        self.text.len() - self.text.trim_start_matches(' ').len()
+    }
+
+    /// A list item: `- ` and what follows, or `-` alone.
+    fn is_item(&self) -> bool {
+        let body = self.text.trim_start_matches(' ');
+        body == "-" || body.starts_with("- ")
+    }
+
+    /// The column its contents line up at: the key's (after any `- `), else the first character's.
+    fn content_column(&self) -> usize {
+        self.key()
+            .map_or_else(|| self.indent(), |(_, column)| column)
+    }
+
+    /// The column of the lines inside it, when it opens a block: its key's plus two, or past
+    /// its `-` when it is a `-` alone.
+    fn child_column(&self) -> Option<usize> {
+        if self.text.trim() == "-" {
+            return Some(self.indent() + 2);
+        }
+        self.opens_block().then(|| self.content_column() + 2)
+    }
+
+    /// How a help names the line: `` `key:` ``, `` `- key:` `` for the first key of a list item.
+    fn named(&self) -> Option<String> {
+        let (key, _) = self.key()?;
+        Some(if self.is_item() {
+            format!("`- {key}:`")
+        } else {
+            format!("`{key}:`")
+        })
     }
 }
 
@@ -154,6 +206,266 @@ fn value_holding_colon(lines: &Lines, line: usize, at: usize) -> Option<LoadErro
             format!("quote the value: `{name}: \"{value}\"`")
         })
     })
+}
+
+/// Most lines before and after the parser's place where the line out of line is looked for, and
+/// the lines above it whose columns it may belong at.
+const LINES_BEFORE: usize = 6;
+const LINES_AFTER: usize = 2;
+const COLUMNS_FROM: usize = 16;
+
+/// Longest text a fix is searched for: each candidate loads the whole text again, so a larger
+/// one (a spec of thousands of nodes, or a hostile file) keeps the simpler diagnosis, which
+/// costs nothing.
+const LONGEST_SEARCHED: usize = 1 << 20;
+
+/// A duplicate key that a line out of line made: a key moved to the column where the text loads
+/// as a document the caller accepts (two `fromEnv:` when `kubeadmCaHash:` is indented into
+/// `kubeadmToken:`). A key written twice on purpose has no such move, and keeps its message.
+pub(super) fn duplicate_by_indent(
+    text: &str,
+    at: usize,
+    loads: &dyn Fn(&str) -> Option<bool>,
+) -> Option<LoadError> {
+    let lines = Lines::of(text);
+    let accepted_only = |candidate: &str| loads(candidate).filter(|accepted| *accepted);
+    out_of_line(text, &lines, lines.index_of(at), &accepted_only)
+}
+
+/// A line moved to another column, which makes the text load.
+struct Reindent {
+    /// Index of the line.
+    line: usize,
+    spaces: usize,
+    /// The line above it that it then lines up with, and whether it is the key whose block it
+    /// then belongs inside (rather than a key beside it).
+    reference: Option<(usize, bool)>,
+}
+
+/// A key (or any line) indented less or more than the block it belongs to, found by trying the
+/// lines around the parser's place at the columns of the lines above them: the move that makes
+/// the text load, preferring one that lines the line up with a key above it and fits the line
+/// below it. The help is then a fix that, applied as written, loads.
+fn out_of_line(
+    text: &str,
+    lines: &Lines,
+    at_line: usize,
+    loads: &dyn Fn(&str) -> Option<bool>,
+) -> Option<LoadError> {
+    let significant: Vec<usize> = (0..lines.lines.len())
+        .filter(|&i| lines.get(i).significant() && !lines.get(i).text.starts_with('\t'))
+        .collect();
+    let here = lines.significant_at_or_before(at_line)?;
+    let position = significant.partition_point(|&i| i < here);
+    let first = position.saturating_sub(LINES_BEFORE);
+    let end = (position + LINES_AFTER + 1).min(significant.len());
+    let mut columns: Vec<usize> = significant[position.saturating_sub(COLUMNS_FROM)..end]
+        .iter()
+        .flat_map(|&i| {
+            let line = lines.get(i);
+            [
+                Some(line.indent()),
+                Some(line.content_column()),
+                line.child_column(),
+            ]
+        })
+        .flatten()
+        .chain([0])
+        .collect();
+    columns.sort_unstable();
+    columns.dedup();
+    if text.len() > LONGEST_SEARCHED {
+        return None;
+    }
+    // (accepted, score, lines to the line it lines up with, distance from the parser's place,
+    // columns moved, the move)
+    let mut found: Vec<(bool, u8, usize, usize, usize, Reindent)> = Vec::new();
+    for (position, &index) in significant.iter().enumerate().take(end).skip(first) {
+        let line = lines.get(index);
+        let body = &line.text[line.indent()..];
+        let line_end = line.start + line.text.len();
+        for &spaces in &columns {
+            if spaces == line.indent() {
+                continue;
+            }
+            let moved = format!(
+                "{}{}{}{}",
+                &text[..line.start],
+                " ".repeat(spaces),
+                body,
+                &text[line_end..]
+            );
+            let Some(accepted) = loads(&moved) else {
+                continue;
+            };
+            let reference = lined_up_with(lines, &significant, position, spaces);
+            let score = u8::from(reference.is_some()) * 2
+                + fits_next(lines, &significant, position, spaces);
+            found.push((
+                accepted,
+                score,
+                reference.map_or(usize::MAX, |(above, _)| index - above),
+                index.abs_diff(here),
+                spaces.abs_diff(line.indent()),
+                Reindent {
+                    line: index,
+                    spaces,
+                    reference,
+                },
+            ));
+        }
+    }
+    found.sort_by(|a, b| {
+        (b.0, b.1, a.2, a.3, a.4, a.5.line, a.5.spaces)
+            .cmp(&(a.0, a.1, b.2, b.3, b.4, b.5.line, b.5.spaces))
+    });
+    let (.., fix) = found.into_iter().next()?;
+    Some(reindent_error(lines, &significant, &fix))
+}
+
+/// The line above `significant[position]` that it lines up with at `spaces`: the line just
+/// above when it opens the block the line then belongs inside, else a key (or, for a list item,
+/// an item) in that column with nothing less indented between them.
+fn lined_up_with(
+    lines: &Lines,
+    significant: &[usize],
+    position: usize,
+    spaces: usize,
+) -> Option<(usize, bool)> {
+    let line = lines.get(significant[position]);
+    let previous_index = significant[position.checked_sub(1)?];
+    let previous = lines.get(previous_index);
+    // A list may start in its key's column (`nodes:` then `- name:` below it).
+    let list_under_key = line.is_item() && !previous.is_item() && previous.opens_block();
+    if previous.child_column() == Some(spaces)
+        || (list_under_key && previous.content_column() == spaces)
+    {
+        return Some((previous_index, true));
+    }
+    for &index in significant[..position].iter().rev() {
+        let above = lines.get(index);
+        let lines_up = if line.is_item() {
+            above.is_item() && above.indent() == spaces
+        } else {
+            above.key().is_some() && above.content_column() == spaces
+        };
+        if lines_up {
+            return Some((index, false));
+        }
+        if above.indent() < spaces {
+            return None;
+        }
+    }
+    None
+}
+
+/// How well the line after `significant[position]` fits it moved to `spaces`: 2 when it lines up
+/// with it (or is inside it, when it opens a block), 1 when there is none or it is less indented,
+/// 0 when it no longer fits.
+fn fits_next(lines: &Lines, significant: &[usize], position: usize, spaces: usize) -> u8 {
+    let line = lines.get(significant[position]);
+    let Some(next) = significant.get(position + 1).map(|&i| lines.get(i)) else {
+        return 1;
+    };
+    let contents = spaces + line.content_column() - line.indent();
+    let lines_up = if line.child_column().is_some() {
+        next.indent() > spaces
+    } else if line.is_item() {
+        next.content_column() == contents || (next.is_item() && next.indent() == spaces)
+    } else {
+        next.content_column() == contents && !next.is_item()
+    };
+    if lines_up {
+        2
+    } else {
+        u8::from(next.indent() < spaces)
+    }
+}
+
+/// The finding for a line out of line, and the move that fixes it.
+fn reindent_error(lines: &Lines, significant: &[usize], fix: &Reindent) -> LoadError {
+    let line = lines.get(fix.line);
+    let (from, to) = (line.indent(), fix.spaces);
+    let start = line.start + from;
+    let (span, subject) = match line.key() {
+        Some((key, column)) => (start..line.start + column + key.len(), format!("`{key}`")),
+        None => (
+            start..line.start + line.text.trim_end().len(),
+            format!("line {}", line.number),
+        ),
+    };
+    let counts = format!("{}, not {to}", spaces(from));
+    let previous = significant
+        .iter()
+        .rev()
+        .find(|&&i| i < fix.line)
+        .map(|&i| lines.get(i));
+    let reference = fix.reference.map(|(index, inside)| {
+        let above = lines.get(index);
+        let name = above
+            .named()
+            .unwrap_or_else(|| format!("the `-` on line {}", above.number));
+        (format!("{name} on line {}", above.number), inside)
+    });
+    let message = match (&reference, to > from) {
+        (Some((above, true)), true) => format!(
+            "{subject} is indented less than the block of {above} it belongs to ({counts}), so that block ends before it"
+        ),
+        (Some((above, true)), false) => {
+            format!("{subject} is indented more than the block of {above} it belongs to ({counts})")
+        }
+        (Some((above, false)), true) => format!(
+            "{subject} is indented less than {above}, the key it belongs beside ({counts}), so it ends the block they belong to"
+        ),
+        (_, false)
+            if previous.is_some_and(|p| {
+                p.value().is_some_and(|v| !v.is_empty()) && from > p.content_column()
+            }) =>
+        {
+            let previous = previous.unwrap_or(line);
+            let (key, _) = previous.key().unwrap_or_default();
+            let value = if is_secret_key(key) {
+                "a value".to_string()
+            } else {
+                format!("`{}`", previous.value().unwrap_or_default())
+            };
+            format!(
+                "{subject} is indented more than `{key}` on line {}, whose value is {value}, not a block a key can belong to",
+                previous.number
+            )
+        }
+        (Some((above, false)), false) => {
+            format!("{subject} is indented more than {above}, the key it belongs beside ({counts})")
+        }
+        (None, _) => format!(
+            "{subject} is indented {}, which fits no block around it; it loads at {to}",
+            spaces(from)
+        ),
+    };
+    let help = match (line.named(), &reference) {
+        (None, _) => format!("indent line {} with {}", line.number, spaces(to)),
+        (Some(named), Some((above, true))) if to > 0 => {
+            format!("indent {named} by {}, to put it inside {above}", spaces(to))
+        }
+        (Some(named), Some((above, _))) if to == 0 => {
+            format!("start {named} at the beginning of its line, like {above}")
+        }
+        (Some(named), Some((above, _))) => {
+            format!("indent {named} by {}, to line up with {above}", spaces(to))
+        }
+        (Some(named), None) if to == 0 => format!("start {named} at the beginning of its line"),
+        (Some(named), None) => format!("indent {named} by {}", spaces(to)),
+    };
+    LoadError::new(span, message).help(help)
+}
+
+/// `1 space`, `4 spaces`.
+fn spaces(count: usize) -> String {
+    if count == 1 {
+        "1 space".to_string()
+    } else {
+        format!("{count} spaces")
+    }
 }
 
 /// A key indented less than the lines around it (which ends the block it belongs to), or more
@@ -370,7 +682,10 @@ mod tests {
     }
 
     fn diagnosed_at(text: &str, at: usize, kind: ErrorKind) -> (String, String, String) {
-        let error = diagnose(text, at, &kind).expect("a diagnosis");
+        let error = diagnose(text, at, &kind, &|candidate| {
+            super::super::parse::loads(candidate, &super::super::SPEC).map(|_| true)
+        })
+        .expect("a diagnosis");
         (
             text[error.span.clone()].to_string(),
             error.message,
@@ -399,7 +714,10 @@ mod tests {
             message.contains("indented more than `os` on line 3"),
             "{message}"
         );
-        assert_eq!(help, "indent `roles:` by 4 spaces, to line up with `os:`");
+        assert_eq!(
+            help,
+            "indent `roles:` by 4 spaces, to line up with `os:` on line 3"
+        );
     }
 
     #[test]
@@ -480,6 +798,14 @@ mod tests {
 
     #[test]
     fn anything_else_keeps_the_parsers_words() {
-        assert!(diagnose("a: [1, 2\n", 8, &ErrorKind::ExpectedFlowSequenceSeparator).is_none());
+        assert!(
+            diagnose(
+                "a: [1, 2\n",
+                8,
+                &ErrorKind::ExpectedFlowSequenceSeparator,
+                &|_| { Some(true) }
+            )
+            .is_none()
+        );
     }
 }

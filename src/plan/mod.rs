@@ -410,10 +410,18 @@ impl Plan {
 fn parse_release(text: &str, what: &str, example: &str) -> Parsed<Release> {
     Release::parse(text).ok_or_else(|| {
         // `1.30` lacks only the patch: the minor's first release is one that exists.
-        let example = Release::parse(&format!("{text}.0"))
-            .map_or_else(|| example.to_string(), |_| format!("{text}.0"));
+        let minor = Release::parse(&format!("{text}.0")).is_some();
+        let example = if minor {
+            format!("{text}.0")
+        } else {
+            example.to_string()
+        };
         InputError::new(
-            format!("`{text}` is not a {what}"),
+            if minor {
+                format!("`{text}` names a minor only: a {what} names its patch too")
+            } else {
+                format!("`{text}` is not a {what}")
+            },
             format!("write it as `MAJOR.MINOR.PATCH` in quotes, e.g. `\"{example}\"`"),
         )
     })
@@ -628,11 +636,22 @@ fn dsr_wanted(
 }
 
 fn parse_windows_build(text: &str) -> Parsed<WindowsBuild> {
-    WindowsBuild::parse(text).ok_or_else(|| {
-        InputError::new(
+    WindowsBuild::parse(text).ok_or_else(|| match releases::windows::named(text) {
+        // `2022` or `ltsc2022`: the name of a release, whose build number is another.
+        Some(row) => InputError::new(
+            format!(
+                "`{text}` names {}, not its build: {} is build {}, written `10.0.{}.REVISION`",
+                row.name, row.name, row.build, row.build
+            ),
+            format!(
+                "write the build with the revision your nodes run (`cmd /c ver` shows it), e.g. `\"{}\"`",
+                releases::windows::with_needed_updates(row)
+            ),
+        ),
+        None => InputError::new(
             format!("`{text}` is not a Windows build"),
             "write it as `10.0.BUILD.REVISION` in quotes, e.g. `\"10.0.17763.379\"`",
-        )
+        ),
     })
 }
 

@@ -30,6 +30,9 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(style.width)
+        // Messages and helps come wrapped (`wrapped`): never inside a `code span`, which a
+        // reader copies whole.
+        .with_wrap_lines(false)
         .with_links(false)
         .with_context_lines(CONTEXT_LINES);
     let mut out = String::new();
@@ -49,6 +52,7 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
                 let drawn = Drawn {
                     finding,
                     source: &source,
+                    width: style.width,
                 };
                 let mut text = String::new();
                 if handler.render_report(&mut text, &drawn).is_ok() {
@@ -530,6 +534,57 @@ fn shown_span(span: &std::ops::Range<usize>) -> SourceSpan {
 struct Drawn<'a> {
     finding: &'a Located<'a>,
     source: &'a LinedSource<'a>,
+    /// The terminal's width: miette keeps two columns free, and puts `  × ` before the message
+    /// and `  help: ` before the help.
+    width: usize,
+}
+
+/// Columns miette puts before each line of the message (`  × `, `  │ `) and of the help.
+const MESSAGE_INDENT: usize = 4;
+const HELP_INDENT: usize = 8;
+
+/// The text broken into lines of at most `width` characters, at spaces outside backticks only:
+/// a `code span` (a command, a value, a node name) is never cut, so that it can be copied whole.
+/// A word longer than the line stands on a line of its own.
+fn wrapped(text: &str, width: usize) -> String {
+    let width = width.max(20);
+    let mut out = String::with_capacity(text.len() + 8);
+    for (index, paragraph) in text.split('\n').enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        // Words: runs between the spaces a line may break at.
+        let mut words: Vec<&str> = Vec::new();
+        let mut in_code = false;
+        let mut start = 0;
+        for (at, character) in paragraph.char_indices() {
+            match character {
+                '`' => in_code = !in_code,
+                ' ' if !in_code => {
+                    words.push(&paragraph[start..at]);
+                    start = at + 1;
+                }
+                _ => {}
+            }
+        }
+        words.push(&paragraph[start..]);
+        let mut line = 0;
+        for (position, word) in words.into_iter().enumerate() {
+            let length = word.chars().count();
+            if position > 0 {
+                if line > 0 && line + 1 + length > width {
+                    out.push('\n');
+                    line = 0;
+                } else {
+                    out.push(' ');
+                    line += 1;
+                }
+            }
+            out.push_str(word);
+            line += length;
+        }
+    }
+    out
 }
 
 /// A message, help or label as the terminal gets it: cut short, every control character shown.
@@ -545,7 +600,9 @@ impl fmt::Debug for Drawn<'_> {
 
 impl fmt::Display for Drawn<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&terminal_text(&self.finding.diagnostic.message))
+        let message = terminal_text(&self.finding.diagnostic.message);
+        let width = self.width.saturating_sub(2 + MESSAGE_INDENT);
+        f.write_str(&wrapped(&message, width))
     }
 }
 
@@ -565,11 +622,10 @@ impl miette::Diagnostic for Drawn<'_> {
     }
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.finding
-            .diagnostic
-            .help
-            .as_ref()
-            .map(|help| Box::new(terminal_text(help)) as Box<dyn fmt::Display>)
+        self.finding.diagnostic.help.as_ref().map(|help| {
+            let width = self.width.saturating_sub(2 + HELP_INDENT);
+            Box::new(wrapped(&terminal_text(help), width)) as Box<dyn fmt::Display>
+        })
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
@@ -690,6 +746,24 @@ fn files_text(files: &crate::change::files::FileChanges) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Review §1e: lines break at spaces outside backticks only, so a command or a node name in
+    /// a help is never cut (it was: `kubeadm token create --print-join-` / `command`).
+    #[test]
+    fn wrapping_never_cuts_a_code_span() {
+        let help = "copy the join token (e.g. from `kubeadm token create --print-join-command`) into the variable `KUBEADM_TOKEN` on `ip-10-20-0-31-eu-west-1-compute-internal` before rendering";
+        for width in 20..100 {
+            let text = wrapped(help, width);
+            for line in text.lines() {
+                assert_eq!(line.matches('`').count() % 2, 0, "{width}: {text}");
+                assert!(
+                    line.chars().count() <= width || !line.contains(' ') || line.starts_with('`'),
+                    "{width}: {line:?}"
+                );
+            }
+            assert_eq!(text.replace('\n', " "), help, "{width}");
+        }
+    }
 
     /// Columns are as wide as their widest cell counted in characters, a name is escaped and cut
     /// as everywhere else, and no row ends in padding.

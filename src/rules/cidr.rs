@@ -121,7 +121,8 @@ declare_rules! {
     /// assigned" and no pod on it starts.
     ///
     /// ### Fix
-    /// Widen `clusterCidr` (the help gives the prefix), or lengthen `nodeCidrMaskSize`.
+    /// Widen `clusterCidr` (the help gives the prefix, one that also holds every pod, HG108), or
+    /// lengthen `nodeCidrMaskSize` where no Windows node needs /24.
     ///
     /// ### References
     /// kube-controller-manager `CIDR allocation failed` (kubernetes/kubernetes
@@ -136,7 +137,8 @@ declare_rules! {
     /// addresses before reaching their pod limit.
     ///
     /// ### Fix
-    /// Widen `clusterCidr` to the prefix the help gives.
+    /// Widen `clusterCidr` to the prefix the help gives, which also leaves HG107 a node subnet
+    /// for every node.
     ///
     /// ### References
     /// Kubernetes "Guide for adding Windows Nodes in Kubernetes" (kubernetes/website, "Plan IP
@@ -153,7 +155,8 @@ declare_rules! {
     /// with IP allocation errors.
     ///
     /// ### Fix
-    /// Lower `maxPodsPerNode` or shorten `nodeCidrMaskSize`.
+    /// Lower `maxPodsPerNode` or shorten `nodeCidrMaskSize`; with Windows nodes, use
+    /// `nodeCidrMaskSize: 24`, which HG106 asks for too.
     ///
     /// ### References
     /// flannel-io/flannel `pkg/backend/hostgw/hostgw_windows.go` (the `.2` endpoint) and
@@ -646,6 +649,15 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The host subnets for a message: the first three, and how many more.
+fn named_subnets<E>(subnets: &[Result<Ipv4Net, E>]) -> String {
+    let valid: Vec<String> = subnets.iter().flatten().map(ToString::to_string).collect();
+    match valid.len() {
+        0..=3 => valid.join(", "),
+        more => format!("{} and {} more", valid[..3].join(", "), more - 3),
+    }
+}
+
 /// `1 node subnet`, `2 node subnets`.
 fn count(n: u64, noun: &str) -> String {
     if n == 1 {
@@ -669,6 +681,20 @@ fn widened(cluster: &Ipv4Net, prefix_for: impl Fn(u8) -> bool) -> Option<Ipv4Net
         .map(|wider| wider.trunc())
 }
 
+/// The cluster network widened until it passes HG107 and HG108 together: a node subnet for every
+/// node with room to spare (fewer than 90% used) and an address for every pod, so that either
+/// finding's help, applied as written, settles both.
+fn roomy(plan: &crate::plan::Plan, cluster: &Ipv4Net) -> Option<Ipv4Net> {
+    let mask = plan.node_mask;
+    let nodes = plan.nodes.len() as u64;
+    let pods = nodes + nodes * u64::from(plan.max_pods);
+    widened(cluster, |prefix| {
+        prefix <= mask
+            && nodes * 10 < (1u64 << (mask - prefix)) * 9
+            && (1u64 << (32 - u32::from(prefix))) >= pods
+    })
+}
+
 fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
     let Ok(cluster) = &plan.cluster_cidr else {
@@ -685,7 +711,9 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
         count(subnets, "node subnet")
     );
     if nodes > subnets {
-        let help = match widened(cluster, |prefix| (1u64 << (mask - prefix)) >= nodes) {
+        let help = match roomy(plan, cluster) {
+            // Windows nodes take /24 node subnets (HG106): only the range can grow.
+            Some(wider) if plan.has_windows() => format!("widen `clusterCidr` to `{wider}`"),
             Some(wider) => {
                 format!("widen `clusterCidr` to `{wider}`, or lengthen `nodeCidrMaskSize`")
             }
@@ -697,7 +725,7 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
                 .help(help),
         );
     } else if nodes * 10 >= subnets * 9 {
-        let help = match widened(cluster, |prefix| nodes * 10 < (1u64 << (mask - prefix)) * 9) {
+        let help = match roomy(plan, cluster) {
             Some(wider) => format!("widen `clusterCidr` to `{wider}` to leave room for more nodes"),
             None => "lengthen `nodeCidrMaskSize` to leave room for more nodes".into(),
         };
@@ -727,9 +755,7 @@ fn check_pod_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
     let nodes = plan.nodes.len() as u64;
     let needed = nodes + nodes * u64::from(plan.max_pods);
     if size(cluster) < needed {
-        let help = match widened(cluster, |prefix| {
-            (1u64 << (32 - u32::from(prefix))) >= needed
-        }) {
+        let help = match roomy(plan, cluster) {
             Some(wider) => format!("widen `clusterCidr` to `{wider}`"),
             None => "lower `maxPodsPerNode` or split the cluster".into(),
         };
@@ -772,6 +798,19 @@ fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
                 .rev()
                 .find(|mask| (1u64 << (32 - mask)) - reserved >= u64::from(plan.max_pods))
                 .unwrap_or(0);
+            // Windows nodes take /24 (HG106): the one mask that settles both, or fewer pods.
+            let help = if plan.has_windows() && fitting_mask >= 24 {
+                "use `nodeCidrMaskSize: 24`, the node subnet Windows nodes need".to_string()
+            } else if plan.has_windows() {
+                format!(
+                    "lower `maxPodsPerNode` to {}, what a /24 holds on Windows",
+                    256 - 4
+                )
+            } else {
+                format!(
+                    "lower `maxPodsPerNode` to {usable}, or use `nodeCidrMaskSize: {fitting_mask}`"
+                )
+            };
             found.push(
                 Diagnostic::new(
                     &NODE_SUBNET_TOO_SMALL_FOR_MAX_PODS,
@@ -784,7 +823,7 @@ fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .label("more pods than addresses")
-                .help(format!("lower `maxPodsPerNode` to {usable}, or use `nodeCidrMaskSize: {fitting_mask}`")),
+                .help(help),
             );
         }
     }
@@ -1084,13 +1123,15 @@ fn check_outside_host_subnets(context: &Context, found: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     &NODE_ADDRESS_OUTSIDE_HOST_SUBNETS,
                     value(node_pointer(index, "address")),
+                    // The subnets are named rather than pointed at: a label on `hostSubnets`,
+                    // above the nodes, would head the report instead of the address.
                     format!(
-                        "node `{}` address {address} is in none of the `hostSubnets`",
-                        node.name
+                        "node `{}` address {address} is in none of the `hostSubnets` ({})",
+                        node.name,
+                        named_subnets(&plan.host_subnets)
                     ),
                 )
                 .label("outside every host subnet")
-                .related(key("/network/hostSubnets"), "`hostSubnets` declared here")
                 .help("correct the address, or add its network to `hostSubnets`"),
             );
         }

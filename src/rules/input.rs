@@ -357,6 +357,27 @@ fn check_secret_variables(context: &Context, found: &mut Vec<Diagnostic>) {
             continue;
         };
         let pointer = format!("{}/fromEnv", field.pointer);
+        // `$NAME` or `${NAME}`, as a shell writes it: the name is right, the `$` is not.
+        let unexpanded = reference
+            .from_env
+            .strip_prefix('$')
+            .map(|name| name.trim_start_matches('{').trim_end_matches('}'))
+            .filter(|name| is_variable_name(name) && variable_problem(name).is_none());
+        if let Some(name) = unexpanded {
+            found.push(
+                Diagnostic::new(
+                    &SECRET_VARIABLE,
+                    value(&pointer),
+                    format!(
+                        "`{}` names the variable `{name}` the way a shell expands it, with a `$`: `fromEnv` takes the name alone, so `{name}` is never read",
+                        field.key
+                    ),
+                )
+                .label("a `$` before the name")
+                .help(format!("drop the `$`: write the name, `{name}`")),
+            );
+            continue;
+        }
         found.push(
             Diagnostic::new(
                 &SECRET_VARIABLE,
@@ -500,10 +521,34 @@ fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
+/// A node name no node uses, for a name used twice: the next free number of a numbered name
+/// (`k8s-win-2` for a second `k8s-win-1`), else the name with the node's index. A few names are
+/// tried, so that a spec of many duplicates costs little.
+fn free_name(taken: &std::collections::HashSet<&str>, name: &str, index: usize) -> String {
+    const TRIES: usize = 64;
+    let numbered = name
+        .rsplit_once('-')
+        .and_then(|(stem, number)| Some((stem, number.parse::<u64>().ok()?)));
+    let next_numbers = numbered.into_iter().flat_map(|(stem, number)| {
+        (1..=TRIES as u64).map(move |step| format!("{stem}-{}", number.saturating_add(step)))
+    });
+    let with_index = (0..TRIES).map(|step| format!("{name}-{}", index + step));
+    next_numbers
+        .chain(with_index)
+        .find(|candidate| !taken.contains(candidate.as_str()))
+        .unwrap_or_else(|| format!("{name}-{index}"))
+}
+
 fn check_duplicate_nodes(context: &Context, found: &mut Vec<Diagnostic>) {
     let count = context.plan.nodes.len();
     let mut names: HashMap<&str, usize> = HashMap::with_capacity(count);
     let mut addresses: HashMap<u32, usize> = HashMap::with_capacity(count);
+    let all_names: std::collections::HashSet<&str> = context
+        .plan
+        .nodes
+        .iter()
+        .map(|node| node.name.as_str())
+        .collect();
     for (index, node) in context.plan.nodes.iter().enumerate() {
         if let Some(first) = first_use(&mut names, node.name.as_str(), index) {
             found.push(
@@ -515,8 +560,8 @@ fn check_duplicate_nodes(context: &Context, found: &mut Vec<Diagnostic>) {
                 .label("second use")
                 .related(value(node_pointer(first, "name")), "first used here")
                 .help(format!(
-                    "rename one of the nodes, e.g. `{}-{index}`",
-                    node.name
+                    "rename one of the nodes, e.g. `{}`",
+                    free_name(&all_names, &node.name, index)
                 )),
             );
         }

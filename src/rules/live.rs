@@ -135,7 +135,8 @@ declare_rules! {
     ///
     /// ### Fix
     /// Set `"VNI": 4096` in `net-conf.json` (the rendered `kube-flannel.yml` does) and restart
-    /// flanneld on every node.
+    /// flanneld on every node. When the captured `net-conf.json` already says so, the nodes on
+    /// another VNI kept the one their flanneld read at start: restart flanneld on those nodes.
     ///
     /// ### References
     /// flannel-io/flannel `pkg/subnet/kube/annotations.go`; k3s-io/k3s#9295; rancher/rke2#5952;
@@ -859,9 +860,32 @@ fn check_vnis(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 ),
             )
             .label("planned VNI")
-            .help(format!("set `\"VNI\": {planned}` in flannel's `net-conf.json` and restart flanneld on every node")),
+            .help(vni_help(context, planned, &by_vni)),
         );
     }
+}
+
+/// What puts the nodes back on the planned VNI: when the captured `net-conf.json` already holds
+/// it, the nodes on another VNI kept the one their flanneld read before (flanneld reads the file
+/// only at start), so restarting flanneld on those nodes is the fix; else the file is to change.
+fn vni_help(context: &LiveContext, planned: u64, by_vni: &BTreeMap<u64, Vec<String>>) -> String {
+    let net_conf_vni = match &context.cluster.net_conf {
+        Some(Ok(net_conf)) => net_conf.vni.as_ref().map(|vni| vni.value),
+        _ => None,
+    };
+    if net_conf_vni != Some(planned) {
+        return format!(
+            "set `\"VNI\": {planned}` in flannel's `net-conf.json` and restart flanneld on every node"
+        );
+    }
+    let stale = by_vni
+        .iter()
+        .filter(|(vni, _)| **vni != planned)
+        .flat_map(|(_, nodes)| nodes.iter().cloned());
+    format!(
+        "`net-conf.json` already says `\"VNI\": {planned}`, and flanneld reads it only when it starts: restart flanneld on {}",
+        listing(stale, 5)
+    )
 }
 
 /// The IPv4 range of a value kubeadm or k3s writes (`10.244.0.0/16`, or a dual-stack pair).

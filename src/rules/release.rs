@@ -82,7 +82,11 @@ fn check_release_known(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     };
     let (oldest, newest) = (kubernetes::oldest().minor, kubernetes::newest().minor);
-    let suggestion = format!("1.{newest}.0");
+    // On RKE2 the release to write is an RKE2 one, which HG601 then accepts.
+    let suggestion = match plan.rke2 {
+        Some(_) => crate::plan::releases::rke2::newest(),
+        None => format!("1.{newest}.0"),
+    };
     match resolved.known {
         Known::Yes => check_patch_known(context, version, found),
         Known::BeforeTable => {}

@@ -8,6 +8,7 @@ use crate::escape;
 use crate::load::escape_pointer_token;
 use crate::plan::address;
 use crate::plan::distribution::Distribution;
+use crate::plan::releases::kubernetes::Known;
 use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
 use crate::plan::rke2::{DEFAULT_RANCHER_VERSION, Rke2Plan};
 use crate::plan::rke2_keys::{self, RancherPasses, Scope};
@@ -30,7 +31,9 @@ declare_rules! {
     /// than `+rke2r<N>` names no RKE2 release (`+k3s1` is k3s), so the installer finds nothing.
     ///
     /// ### Fix
-    /// Use a current RKE2 release, e.g. `"v1.33.5+rke2r1"`.
+    /// Use a published RKE2 release: for a patch typo, the nearest release of the same minor the
+    /// help names (`"v1.31.14+rke2r1"` for `v1.31.99+rke2r1`); else a current one, e.g.
+    /// `"v1.33.5+rke2r1"`. A minor that cannot exist yet is HG319's alone.
     ///
     /// ### References
     /// docs.rke2.io "Basic Network Options" (flannel "as of February 2024 releases"); rancher/rke2
@@ -416,6 +419,13 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
                 }),
             );
         }
+        // A Kubernetes version that cannot exist is HG319's, which names the release to use.
+        Ok(release)
+            if !release.known
+                && context
+                    .plan
+                    .kubernetes_release
+                    .is_some_and(|resolved| resolved.known == Known::Impossible) => {}
         Ok(release) if !release.known && !release.after_table => found.push(
             Diagnostic::new(
                 &RKE2_RELEASE_UNSUPPORTED,
@@ -427,10 +437,29 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
             )
             .label("no such release")
             .help(format!(
-                "write a published release (github.com/rancher/rke2/releases), e.g. `{}`",
-                rke2_releases::newest()
+                "write a published release (github.com/rancher/rke2/releases), e.g. the nearest, `\"{}\"`",
+                nearest(context).unwrap_or_else(rke2_releases::newest)
             )),
         ),
+        // A patch past the newest of a minor the table holds: most likely a typo in the patch.
+        Ok(release) if !release.known && nearest(context).is_some() => {
+            let nearest = nearest(context).unwrap_or_default();
+            found.push(
+                Diagnostic::new(
+                    &RKE2_RELEASE_UNSUPPORTED,
+                    value("/kubernetes/version"),
+                    format!(
+                        "RKE2 {} is newer than the newest release of its minor hybridgen knows ({nearest}): if it was not published, its installer and images do not exist",
+                        release.tag
+                    ),
+                )
+                .label("release not in the table")
+                .help(format!(
+                    "check that RKE2 published it (github.com/rancher/rke2/releases), or write the newest release hybridgen knows of the same minor, `\"{nearest}\"`"
+                ))
+                .warning(),
+            );
+        }
         Ok(release) if !release.known => found.push(
             Diagnostic::new(
                 &RKE2_RELEASE_UNSUPPORTED,
@@ -450,6 +479,14 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
         ),
         Ok(_) => {}
     }
+}
+
+/// The published release of the written one's minor nearest to it.
+fn nearest(context: &Context) -> Option<String> {
+    let release = rke2_of(context)?.release.as_ref().ok()?;
+    let version = context.plan.kubernetes_version.as_ref().ok()?;
+    let revision = release.tag.rsplit_once("+rke2r")?.1.parse().ok()?;
+    rke2_releases::nearest_of_minor(*version, revision)
 }
 
 fn check_windows_release(context: &Context, found: &mut Vec<Diagnostic>) {

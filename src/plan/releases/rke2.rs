@@ -425,6 +425,19 @@ pub fn newest_of_minor(minor: u32) -> Option<String> {
         .map(|(patch, revision)| format!("v1.{minor}.{patch}+rke2r{revision}"))
 }
 
+/// The release of the same minor nearest to `v<release>+rke2r<revision>` that the table knows
+/// was published (a range's first or last): the newest of the minor for a release past it, else
+/// the closest by patch, then by revision. `None` for a minor the table lacks.
+pub fn nearest_of_minor(release: Release, revision: u32) -> Option<String> {
+    let wanted = (release.patch, revision);
+    RELEASES
+        .iter()
+        .filter(|row| release.major == 1 && row.minor == release.minor)
+        .flat_map(|row| [row.from, row.to])
+        .min_by_key(|&(patch, rev)| (patch.abs_diff(wanted.0), rev.abs_diff(wanted.1)))
+        .map(|(patch, rev)| format!("v1.{}.{patch}+rke2r{rev}", release.minor))
+}
+
 /// The newest release of the table.
 pub fn newest() -> String {
     RELEASES.last().map_or_else(String::new, |row| {

@@ -194,6 +194,48 @@ pub fn first_supported() -> &'static WindowsRelease {
         .unwrap_or(&BUILDS[0])
 }
 
+/// The build a name people call it by stands for: its year or version (`2022`, `1809`), its
+/// image tag (`ltsc2022`), or its whole name (`Windows Server 2022`).
+pub fn named(text: &str) -> Option<&'static WindowsRelease> {
+    let lower = text.trim().to_ascii_lowercase();
+    let bare = lower.trim_start_matches("windows server").trim();
+    (!bare.is_empty()).then_some(())?;
+    BUILDS.iter().find(|row| {
+        let name = row.name.to_ascii_lowercase();
+        let words = name.trim_start_matches("windows server");
+        row.tags.contains(&bare)
+            || words.trim() == bare
+            || words.split([' ', '(', ')']).any(|word| word == bare)
+    })
+}
+
+/// The build written out with a revision that has every update hybridgen's tables say it needs
+/// (its features' first revisions and its advisories' fixes), e.g. `10.0.20348.2762`; without a
+/// revision for a build that needs none.
+pub fn with_needed_updates(row: &WindowsRelease) -> String {
+    let features = [row.overlay, row.dsr, row.bind_filter]
+        .into_iter()
+        .filter_map(|update| match update {
+            Update::FromRevision(revision, _) => Some(revision),
+            Update::Never | Update::Always => None,
+        });
+    let fixes =
+        super::advisories::ADVISORIES
+            .iter()
+            .filter_map(|advisory| match advisory.affected {
+                super::advisories::Affected::WindowsRevisions { build, fixed, .. }
+                    if build == row.build =>
+                {
+                    Some(fixed)
+                }
+                _ => None,
+            });
+    match features.chain(fixes).max() {
+        Some(revision) => format!("10.0.{}.{revision}", row.build),
+        None => format!("10.0.{}", row.build),
+    }
+}
+
 /// The marketing name of a build, for messages.
 pub fn name(build: u32) -> &'static str {
     row(build).map_or("an unlisted Windows build", |row| row.name)
