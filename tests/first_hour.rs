@@ -15,11 +15,10 @@
 //! `snapshots/verify@HG506-*`; the masked `kubeadmToken:` line in
 //! `a_spec_that_does_not_load_shows_its_secret_references_as_written`.
 //!
-//! Owned elsewhere, not tested here:
-//! - row 40, FQDN node names (DNS-1123 subdomains): the node-name feature;
-//! - `render --check` after `render --kubectl`, and HG503's loop in `verify`: the render/check
-//!   feature;
-//! - the `hybridgen explain CODE` hint at the end of each finding: main.
+//! Row 40 (FQDN node names, DNS-1123 subdomains) is in `fully_qualified_node_names_plan_clean`
+//! (and per artifact in tests/node_names.rs). Tested beside their features: `render --check`
+//! after `render --kubectl` in tests/check_after_live.rs and .ci/test-first-week, hand edits in
+//! tests/hand_edits.rs, the `hybridgen explain CODE` line ending each finding in tests/cli.rs.
 //!
 //! Kept as they are: row 10 (HG312 points at `windows:`, the block the missing
 //! `hostProcess.registry` belongs in: a finding about something absent points at the key that
@@ -1209,4 +1208,38 @@ fn a_minor_alone_is_told_it_lacks_its_patch() {
         report["diagnostics"][0]["message"],
         "`1.33` names a minor only: a Kubernetes version names its patch too"
     );
+}
+
+/// Review row 40: a node named as AWS registers it, a fully qualified domain name, is a valid
+/// Kubernetes node name (a DNS-1123 subdomain) and plans clean on every distribution; a name
+/// Kubernetes refuses is still an error, with the subdomain rule as its reason.
+#[test]
+fn fully_qualified_node_names_plan_clean() {
+    let fqdn = "ip-10-20-0-31.eu-west-1.compute.internal";
+    for example in [MAIN_EXAMPLE, RKE2, RANCHER_AZURE] {
+        let original = std::fs::read_to_string(root().join(example)).unwrap();
+        let first_name = original
+            .lines()
+            .find_map(|line| line.trim_start().strip_prefix("- name: "))
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string();
+        let spec = original.replacen(
+            &format!("- name: {first_name}"),
+            &format!("- name: {fqdn}"),
+            1,
+        );
+        let errors: Vec<Found> = findings("fqdn.yaml", &spec)
+            .into_iter()
+            .filter(|found| found.code.as_str() != "HG117" && found.code.as_str() != "HG207")
+            .collect();
+        assert!(errors.is_empty(), "{example}: {errors:?}");
+    }
+    let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
+    let spec = original.replacen("- name: win-worker-0", "- name: win-worker-0.", 1);
+    let found = findings("trailing-dot.yaml", &spec);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].code, "HG007");
 }
