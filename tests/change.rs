@@ -492,6 +492,92 @@ fn from_a_captured_cluster() {
     assert!(stderr(&missing).contains("no change was planned"));
 }
 
+/// A kubectl for `--from kubectl`: the test kubectl of `tests/fixtures/hardening` (it prints the
+/// capture files of `FAKE_KUBECTL_DIR`), behind a script that logs each command's arguments.
+fn logging_kubectl(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let kubectl = bin.join("kubectl");
+    let fake = root().join("tests/fixtures/hardening/fake-kubectl");
+    std::fs::write(
+        &kubectl,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            dir.join("kubectl.log").display(),
+            fake.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&kubectl, std::fs::Permissions::from_mode(0o755)).unwrap();
+    kubectl
+}
+
+/// `--from kubectl` (the kubectl on `PATH`) and `--from kubectl=PATH`: the running cluster is
+/// the old side, read with `kubectl get` only. Its Windows node runs Windows Server 2019, so the
+/// plan replaces it; the capture the kubectl prints is the HG504 case over the healthy one.
+#[test]
+fn from_the_cluster_through_kubectl() {
+    let example = "examples/kubeadm-1.33-vxlan-windows.yaml";
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("change-from-kubectl");
+    let _ = std::fs::remove_dir_all(&dir);
+    let capture = dir.join("capture");
+    std::fs::create_dir_all(&capture).unwrap();
+    for case in ["healthy", "HG504-windows-build-differs"] {
+        for entry in std::fs::read_dir(root().join("tests/fixtures/verify").join(case)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|ext| ext == "json") {
+                std::fs::copy(&path, capture.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let kubectl = logging_kubectl(&dir);
+    let log = dir.join("kubectl.log");
+    let run = |from: &str, path: &str| {
+        let _ = std::fs::remove_file(&log);
+        let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
+            .current_dir(root())
+            .env_clear()
+            .env("PATH", path)
+            .env("FAKE_KUBECTL_DIR", &capture)
+            .args(["plan", example, "--from", from, "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let steps = json["steps"].as_array().unwrap();
+        assert_eq!(steps[0]["action"], "replace-node", "{json:#}");
+        assert_eq!(steps[0]["rule"], "HG709", "{json:#}");
+        let commands = std::fs::read_to_string(&log).unwrap();
+        let commands: Vec<&str> = commands.lines().collect();
+        for expected in [
+            "get nodes -o json",
+            "get daemonsets -A -o json",
+            "get pods -A -o json",
+            "-n kube-system get configmap kubeadm-config --ignore-not-found -o json",
+        ] {
+            assert!(
+                commands.iter().any(|command| command.contains(expected)),
+                "{expected}: {commands:#?}"
+            );
+        }
+        // Read-only: every command is a `kubectl get`, after its namespace.
+        for command in &commands {
+            let verb = command
+                .split(' ')
+                .filter(|word| !word.starts_with('-'))
+                .find(|word| *word != "kube-system" && *word != "kube-flannel");
+            assert_eq!(verb, Some("get"), "{command}");
+        }
+        commands.len()
+    };
+    let on_path = format!("{}:/usr/bin:/bin", kubectl.parent().unwrap().display());
+    let from_path = run("kubectl", &on_path);
+    let named = run(&format!("kubectl={}", kubectl.display()), "/usr/bin:/bin");
+    assert_eq!(from_path, named);
+    assert_eq!(named, 7);
+}
+
 /// docs/upgrades.md shows the plans of two transitions as `plan` prints them: every line of each
 /// block marked `<!-- change-plan: NAME -->` (but `...`) is a line of the real plan.
 #[test]

@@ -375,7 +375,7 @@ fn verify_names_the_command_that_renders_the_routes_from_the_cluster() {
         assert_eq!(warning["severity"], "warning");
         assert_eq!(
             warning["help"],
-            "render the routes from the cluster with `hybridgen render SPEC --out DIR --kubectl`, and apply them"
+            "render the routes from the cluster with `hybridgen render SPEC --out DIR --kubectl`, and apply them; if you did, give verify that directory with `--out DIR`"
         );
     }
 }

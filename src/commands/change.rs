@@ -46,7 +46,7 @@ pub(crate) fn run(
                 return findings_only(&new, overrides.apply(new.diagnostics.clone()), report_args);
             };
             let label = match &source {
-                LiveSource::Kubectl => "the cluster (kubectl, current context)".to_string(),
+                LiveSource::Kubectl(_) => "the cluster (kubectl, current context)".to_string(),
                 LiveSource::Capture(path) => format!("the cluster captured in {}", path.display()),
             };
             match from_cluster(&source, spec, plan, &paths) {
@@ -105,16 +105,23 @@ pub(crate) fn run(
     emit(&text, outcome_of(std::slice::from_ref(&file_report), false))
 }
 
-/// A running cluster as the old side: `kubectl` (the current context), or `cluster:PATH` (files
-/// or a directory captured with kubectl, as `verify --cluster` reads them).
+/// A running cluster as the old side: `kubectl` (the one on `PATH`, through its current
+/// context), `kubectl=PATH` (that kubectl binary, as `verify --kubectl=PATH` names it), or
+/// `cluster:PATH` (files or a directory captured with kubectl, as `verify --cluster` reads them).
 enum LiveSource {
-    Kubectl,
+    Kubectl(PathBuf),
     Capture(PathBuf),
 }
 
 fn live_source(from: &str) -> Option<LiveSource> {
     if from == "kubectl" {
-        return Some(LiveSource::Kubectl);
+        return Some(LiveSource::Kubectl(PathBuf::from("kubectl")));
+    }
+    if let Some(path) = from
+        .strip_prefix("kubectl=")
+        .filter(|path| !path.is_empty())
+    {
+        return Some(LiveSource::Kubectl(PathBuf::from(path)));
     }
     from.strip_prefix("cluster:")
         .map(|path| LiveSource::Capture(PathBuf::from(path)))
@@ -128,11 +135,10 @@ fn from_cluster(
     plan: &Plan,
     paths: &Paths,
 ) -> Result<crate::change::ChangePlan, String> {
-    let kubectl = PathBuf::from("kubectl");
     let captures;
     let source = match source {
-        LiveSource::Kubectl => Source::Kubectl(
-            &kubectl,
+        LiveSource::Kubectl(kubectl) => Source::Kubectl(
+            kubectl,
             kubectl::Limits::new(Duration::from_secs(KUBECTL_SECONDS)),
         ),
         LiveSource::Capture(path) => {

@@ -36,7 +36,8 @@ pub struct PlanArgs {
     show_settings: bool,
     /// Print the change plan from OLD to FILE (one FILE): OLD is a spec file, `git:REV[:PATH]`
     /// (PATH defaults to FILE's path in the repository), e.g. `--from git:HEAD~1`, or the running
-    /// cluster: `kubectl` (its current context) or `cluster:PATH` (files captured with kubectl).
+    /// cluster: `kubectl` (its current context; `kubectl=PATH` runs that kubectl binary, e.g.
+    /// `--from kubectl=/usr/local/bin/kubectl`) or `cluster:PATH` (files captured with kubectl).
     /// Every difference of the two resolved plans as ordered steps, each classified, with the
     /// nodes, rendered files, commands and the source of its rule; the change rules (HG7xx) say
     /// what cannot change in place.

@@ -288,6 +288,7 @@ fn from_cluster(
             plan,
             cluster: &observed.cluster,
             matching: &observed.matching,
+            rendered: None,
         },
     )));
     let capture_findings: Vec<Vec<Diagnostic>> = observed

@@ -5,7 +5,10 @@ use super::report_options::{Format, Overrides, ReportArgs, formatted, human_styl
 use super::{Outcome, complain, emit, read_input};
 use crate::diagnostic::Diagnostic;
 use crate::pipeline::{self, Checked};
+use crate::render::live_record::LiveRecord;
+use crate::render::write;
 use crate::report::human;
+use crate::rules::live::RenderedRoutes;
 use crate::verify;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -21,6 +24,12 @@ pub struct VerifyArgs {
     /// Print the kubectl commands that capture what verify compares, and exit.
     #[arg(long, conflicts_with_all = ["cluster", "kubectl"])]
     print_capture: bool,
+    /// The directory `hybridgen render --out DIR` wrote, whose routes were applied: when that
+    /// render read the pod subnets from the cluster (`--kubectl` or `--cluster`), HG503 compares
+    /// the cluster's with those, not with the predictions. Example:
+    /// `hybridgen verify cluster.yaml --kubectl --out deploy`.
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath, conflicts_with = "print_capture")]
+    out: Option<PathBuf>,
     #[command(flatten)]
     report: ReportArgs,
     /// Print the findings only, not what was compared.
@@ -50,6 +59,13 @@ pub fn run(args: VerifyArgs) -> Outcome {
     if args.print_capture {
         return emit(&verify::kubectl::script(&name, plan), Outcome::Clean);
     }
+    let rendered = match args.out.as_deref().map(rendered_routes).transpose() {
+        Ok(rendered) => rendered,
+        Err(message) => {
+            complain(&format!("{message}; nothing was verified"));
+            return Outcome::Unusable;
+        }
+    };
     let Some(source) = args.live.source() else {
         complain("give `--cluster PATH`, `--kubectl` or `--print-capture`; nothing was verified");
         return Outcome::Unusable;
@@ -62,7 +78,7 @@ pub fn run(args: VerifyArgs) -> Outcome {
                 return Outcome::Unusable;
             }
         };
-    let comparison = verify::compare(spec, plan, &observed);
+    let comparison = verify::compare_with_rendered(spec, plan, &observed, rendered.as_ref());
     let captured = &observed.captured;
     // The spec's own findings first, as `plan` reports them, then the cluster's.
     let mut findings = spec_findings;
@@ -118,4 +134,33 @@ fn planned_without_errors(
         return Err(outcome);
     }
     Ok((checked, findings))
+}
+
+/// `--out DIR`: the pod subnets the routes in DIR were rendered from, as its manifest remembers
+/// them. The directory may come with a pull request: the manifest is read only through the
+/// renderer's own reader, and its live lines are validated.
+fn rendered_routes(out: &Path) -> Result<RenderedRoutes, String> {
+    let shown = out.display().to_string();
+    let manifest_name = format!("{shown}/{}", write::MANIFEST);
+    let bytes = write::read_manifest_of(out)
+        .map_err(|error| error.0)?
+        .ok_or_else(|| {
+            format!(
+                "`{shown}` holds no `{}`: give `--out` the directory `hybridgen render SPEC --out DIR` wrote",
+                write::MANIFEST
+            )
+        })?;
+    let record = LiveRecord::parse(&String::from_utf8_lossy(&bytes), &manifest_name)?;
+    Ok(match record {
+        Some(record) => RenderedRoutes {
+            out: shown,
+            source: Some(record.source.describe()),
+            subnets: record.nodes,
+        },
+        None => RenderedRoutes {
+            out: shown,
+            source: None,
+            subnets: Default::default(),
+        },
+    })
 }

@@ -19,6 +19,33 @@ pub struct LiveContext<'a> {
     pub plan: &'a Plan,
     pub cluster: &'a LiveCluster,
     pub matching: &'a Matching,
+    /// `verify --out DIR`: the pod subnets the routes in DIR were rendered from.
+    pub rendered: Option<&'a RenderedRoutes>,
+}
+
+/// What the manifest of a rendered directory says of the pod subnets its routes hold
+/// (`verify --out DIR`): those `render --kubectl` or `--cluster` read from the cluster, the
+/// others predicted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedRoutes {
+    /// The directory, as the command line names it.
+    pub out: String,
+    /// How the render read the cluster (`read with kubectl`); `None`: it rendered without it.
+    pub source: Option<String>,
+    /// By planned node name: the subnet read from the cluster, `None` when it was predicted.
+    pub subnets: BTreeMap<String, Option<Ipv4Net>>,
+}
+
+impl RenderedRoutes {
+    /// The subnet the routes in the directory hold for a node predicted `predicted`: the one read
+    /// from the cluster, else the prediction.
+    pub fn routed(&self, name: &str, predicted: Ipv4Net) -> Ipv4Net {
+        self.subnets
+            .get(name)
+            .copied()
+            .flatten()
+            .unwrap_or(predicted)
+    }
 }
 
 pub type LiveCheck = fn(&LiveContext, &mut Vec<Diagnostic>);
@@ -66,7 +93,10 @@ declare_rules! {
     /// node's subnet. Under `podCidrs: controller` kube-controller-manager hands out the subnets the
     /// spec does not pin in the order nodes join: when host-gw routes are rendered (a cloud's route
     /// table, or per-host scripts), a node whose subnet is not the predicted one is a warning,
-    /// since routes rendered without the cluster send its subnet elsewhere.
+    /// since routes rendered without the cluster send its subnet elsewhere. With `verify --out DIR`
+    /// the routes are those rendered in DIR: a node whose subnet a `render --kubectl` (or
+    /// `--cluster`) read into DIR is compared with that subnet, and warned about only when the
+    /// cluster changed since.
     ///
     /// ### Why it matters
     /// flannel refuses a node without a podCIDR ("failed to acquire lease: node ... pod cidr not
@@ -75,7 +105,8 @@ declare_rules! {
     ///
     /// ### Fix
     /// Re-render the routes from the cluster: `hybridgen render SPEC --out DIR --kubectl` (or
-    /// `--cluster` with a capture) takes each joined node's `spec.podCIDR`. Let
+    /// `--cluster` with a capture) takes each joined node's `spec.podCIDR`; then `hybridgen
+    /// verify SPEC --kubectl --out DIR` knows the routes in DIR hold them. Let
     /// kube-controller-manager allocate node subnets from the planned range (kubeadm:
     /// `networking.podSubnet`, as `kubeadm/kubeadm-config.yaml` sets it), or with
     /// `podCidrs: hybridgen` run `pod-cidrs/assign.sh`; re-register a node whose subnet is wrong.
@@ -507,24 +538,80 @@ fn check_predictions(
         let Some(subnet) = subnets.get(&index) else {
             continue;
         };
-        let Some(predicted) = planned.pod_subnet.filter(|predicted| {
-            planned.subnet_source == SubnetSource::Predicted && predicted != subnet
-        }) else {
+        let Some(predicted) = planned
+            .pod_subnet
+            .filter(|_| planned.subnet_source == SubnetSource::Predicted)
+        else {
             continue;
+        };
+        // The subnet the rendered routes send to this node: the prediction, or with `--out` the
+        // subnet the render read from the cluster.
+        let routed = match context.rendered {
+            Some(rendered) if rendered.source.is_some() => {
+                rendered.routed(&planned.name, predicted)
+            }
+            _ => predicted,
+        };
+        if routed == *subnet {
+            continue;
+        }
+        let name = &planned.name;
+        let live_source = &live.pod_cidr.source;
+        let (message, help) = match context.rendered {
+            None => (
+                format!(
+                    "node `{name}` has pod subnet `{subnet}` ({live_source}), but the plan predicted {predicted}: host-gw routes rendered without the cluster send {predicted} to this node"
+                ),
+                format!(
+                    "render the routes from the cluster with `{RENDER_FROM_CLUSTER}`, and apply them; if you did, give verify that directory with `--out DIR`"
+                ),
+            ),
+            Some(RenderedRoutes {
+                out, source: None, ..
+            }) => (
+                format!(
+                    "node `{name}` has pod subnet `{subnet}` ({live_source}), but the routes in `{out}` were rendered without the cluster, and send it the predicted {predicted}"
+                ),
+                format!(
+                    "render the routes from the cluster with `hybridgen render SPEC --out {out} --kubectl` (or `--cluster` with a capture), and apply them"
+                ),
+            ),
+            Some(RenderedRoutes {
+                out,
+                source: Some(source),
+                subnets: remembered,
+            }) => {
+                let then = match remembered.get(name) {
+                    Some(Some(read)) => format!("its pod subnet was {read}"),
+                    Some(None) => {
+                        format!("it had no pod subnet, so they send it the predicted {predicted}")
+                    }
+                    None => {
+                        format!("it was not in the spec, so they send it the predicted {predicted}")
+                    }
+                };
+                (
+                    format!(
+                        "node `{name}` has pod subnet `{subnet}` ({live_source}), but when the routes in `{out}` were rendered from the cluster ({source}) {then}: the cluster changed since"
+                    ),
+                    format!(
+                        "render the routes from the cluster again with `hybridgen render SPEC --out {out} --kubectl` (or `--cluster` with a fresh capture), and apply them"
+                    ),
+                )
+            }
         };
         found.push(
             Diagnostic::new(
                 &LIVE_POD_CIDR_MISMATCH,
                 value(node_pointer(index, "")),
-                format!(
-                    "node `{}` has pod subnet `{subnet}` ({}), but the plan predicted {predicted}: host-gw routes rendered without the cluster send {predicted} to this node",
-                    planned.name, live.pod_cidr.source
-                ),
+                message,
             )
-            .label("predicted pod subnet")
-            .help(format!(
-                "render the routes from the cluster with `{RENDER_FROM_CLUSTER}`, and apply them"
-            ))
+            .label(if routed == predicted {
+                "predicted pod subnet"
+            } else {
+                "pod subnet changed since the render"
+            })
+            .help(help)
             .warning(),
         );
     }

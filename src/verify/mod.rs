@@ -13,6 +13,7 @@ use crate::escape;
 use crate::live::{self, Live, LiveCluster, Matching, match_nodes};
 use crate::plan::Plan;
 use crate::rules;
+use crate::rules::live::RenderedRoutes;
 use crate::spec::Spec;
 use std::path::{Path, PathBuf};
 
@@ -140,6 +141,17 @@ pub struct Comparison {
 
 /// Compares the plan with the cluster.
 pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
+    compare_with_rendered(spec, plan, observed, None)
+}
+
+/// Compares the plan with the cluster, and with `rendered` (`verify --out DIR`) the pod subnets
+/// of the routes in DIR with the cluster's.
+pub fn compare_with_rendered(
+    spec: &Spec,
+    plan: &Plan,
+    observed: &Observed,
+    rendered: Option<&RenderedRoutes>,
+) -> Comparison {
     let Observed {
         cluster, matching, ..
     } = observed;
@@ -148,6 +160,7 @@ pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
         plan,
         cluster,
         matching,
+        rendered,
     });
     if cluster.nodes.is_empty() {
         diagnostics.push(no_nodes_captured(plan));
@@ -213,6 +226,9 @@ pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
     if !cluster.pods.is_empty() {
         compared.push(format!("{} pods on the pod network", cluster.pods.len()));
     }
+    if let Some(rendered) = rendered.filter(|_| plan.external_routes(spec.provider()).is_some()) {
+        compared.push(rendered_routes(plan, observed, rendered));
+    }
     not_compared.extend(cluster.notes.iter().cloned());
     if !cluster.unreadable.is_empty() {
         let count = cluster.unreadable.len();
@@ -227,6 +243,32 @@ pub fn compare(spec: &Spec, plan: &Plan, observed: &Observed) -> Comparison {
         compared,
         not_compared,
     }
+}
+
+/// `--out DIR`: how many joined nodes have the pod subnet the routes in DIR were rendered from.
+fn rendered_routes(plan: &Plan, observed: &Observed, rendered: &RenderedRoutes) -> String {
+    let live = observed.matching.pod_subnets(&observed.cluster);
+    let Some(source) = &rendered.source else {
+        return format!(
+            "the routes in `{}`, rendered without the cluster (predicted pod subnets)",
+            rendered.out
+        );
+    };
+    let mut joined = 0;
+    let mut agree = 0;
+    for (node, live) in plan.nodes.iter().zip(&live) {
+        let (Some(live), Some(predicted)) = (live, node.pod_subnet) else {
+            continue;
+        };
+        joined += 1;
+        if rendered.routed(&node.name, predicted) == *live {
+            agree += 1;
+        }
+    }
+    format!(
+        "the routes in `{}` were rendered from pod subnets {source}: {agree} of {joined} joined nodes have them",
+        rendered.out
+    )
 }
 
 /// How many planned nodes the captured ones hold: among the cluster's nodes when they were
