@@ -119,13 +119,17 @@ impl Run {
 
     /// The HG503 findings of a `--format json` run.
     fn hg503(&self) -> Vec<Value> {
+        self.findings("HG503")
+    }
+
+    fn findings(&self, code: &str) -> Vec<Value> {
         let report: Value =
             serde_json::from_str(&self.stdout).unwrap_or_else(|_| panic!("{}", self.all()));
         report["diagnostics"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|d| d["code"] == "HG503")
+            .filter(|d| d["code"] == code)
             .cloned()
             .collect()
     }
@@ -181,6 +185,7 @@ fn without_out_the_help_says_how_to_name_the_rendered_directory() {
             "json",
         ],
     );
+    assert_eq!(run.findings("HG117").len(), 1, "{}", run.all());
     let warnings = run.hg503();
     assert_eq!(warnings.len(), 2, "{}", run.all());
     for warning in warnings {
@@ -208,6 +213,8 @@ fn the_subnets_the_routes_were_rendered_from_are_not_reported_again() {
         ],
     );
     assert_eq!(run.hg503(), Vec::<Value>::new(), "{}", run.all());
+    // Nor is the spec's warning that routes come from predictions: these came from the cluster.
+    assert_eq!(run.findings("HG117"), Vec::<Value>::new(), "{}", run.all());
     assert_eq!(run.code, Some(0), "{}", run.all());
 
     // The human report says what was compared instead.

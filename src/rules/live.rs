@@ -46,6 +46,16 @@ impl RenderedRoutes {
             .flatten()
             .unwrap_or(predicted)
     }
+
+    /// Whether the routes were rendered from the cluster for every planned node: then the spec's
+    /// warning that routes come from predictions (HG117) does not hold for this directory.
+    pub fn covers_every_node(&self, plan: &Plan) -> bool {
+        self.source.is_some()
+            && plan
+                .nodes
+                .iter()
+                .all(|node| matches!(self.subnets.get(&node.name), Some(Some(_))))
+    }
 }
 
 pub type LiveCheck = fn(&LiveContext, &mut Vec<Diagnostic>);
