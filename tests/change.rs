@@ -453,6 +453,81 @@ fn from_git_without_the_revision_or_the_file_says_how_to_fix_it() {
     assert!(!stderr(&output).contains('\u{1b}'));
 }
 
+/// As the `hybridgen-change-plan` hook runs it: every staged YAML file against its own version
+/// at HEAD. Other YAML is passed over, a spec added since is said to be new, and a change that
+/// needs a new cluster fails the run.
+#[test]
+fn from_git_head_takes_each_file_as_a_hook_hands_them_over() {
+    let repo = Repo::new("git-hook");
+    repo.commit("clusters/prod.yaml", &fixture("node-added", "old"));
+    repo.commit(
+        "clusters/kustomization.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n",
+    );
+    std::fs::write(
+        repo.0.join("clusters/prod.yaml"),
+        fixture("node-added", "new"),
+    )
+    .unwrap();
+    std::fs::write(
+        repo.0.join("clusters/staging.yaml"),
+        fixture("node-added", "new"),
+    )
+    .unwrap();
+    let hook = [
+        "plan",
+        "--color",
+        "never",
+        "--skip-non-specs",
+        "--from",
+        "git:HEAD",
+        "clusters/kustomization.yaml",
+        "clusters/prod.yaml",
+        "clusters/staging.yaml",
+    ];
+    let output = hybridgen(&repo.0, &hook);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert_eq!(text.matches("change plan: ").count(), 1, "{text}");
+    assert!(
+        text.contains("change plan: git:HEAD:clusters/prod.yaml ->"),
+        "{text}"
+    );
+    assert!(!text.contains("kustomization"), "{text}");
+    assert!(
+        stderr(&output).contains("clusters/staging.yaml: new since HEAD, so no change plan"),
+        "{}",
+        stderr(&output)
+    );
+
+    repo.commit(
+        "clusters/prod.yaml",
+        &fixture("cluster-cidr-widened", "old"),
+    );
+    std::fs::write(
+        repo.0.join("clusters/prod.yaml"),
+        fixture("cluster-cidr-widened", "new"),
+    )
+    .unwrap();
+    let blocked = hybridgen(&repo.0, &hook);
+    assert_eq!(blocked.status.code(), Some(1), "{}", stdout(&blocked));
+    assert!(stdout(&blocked).contains("HG701"));
+
+    // A path in `--from` names one file: several files are refused, saying what works.
+    let several = hybridgen(
+        &repo.0,
+        &[
+            "plan",
+            "--from",
+            "git:HEAD:clusters/prod.yaml",
+            "clusters/prod.yaml",
+            "clusters/staging.yaml",
+        ],
+    );
+    assert_eq!(several.status.code(), Some(2));
+    assert!(stderr(&several).contains("`--from git:REV`"));
+}
+
 /// `--from cluster:PATH`: the cluster as kubectl captured it is the old side. The healthy capture
 /// runs what the example says (nothing to do); the capture whose Windows node runs Windows
 /// Server 2019 needs that node replaced.

@@ -39,9 +39,9 @@ pub(crate) fn parse(from: &str) -> Option<Result<GitSource, String>> {
     }))
 }
 
-/// The spec at `source`: `(name for reports, bytes)`. Without a path, the new spec's own path
-/// relative to the repository's root.
-pub(crate) fn read(source: &GitSource, spec: &Path) -> Result<(String, Vec<u8>), String> {
+/// The directory git runs in and the object `REV:PATH` of `source` for `spec`: without a path,
+/// the new spec's own path relative to the repository's root.
+fn object(source: &GitSource, spec: &Path) -> Result<(std::path::PathBuf, String), String> {
     let directory = match spec.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -59,7 +59,24 @@ pub(crate) fn read(source: &GitSource, spec: &Path) -> Result<(String, Vec<u8>),
             format!("{prefix}{}", file.to_string_lossy())
         }
     };
-    let object = format!("{}:{path}", source.rev);
+    Ok((directory, format!("{}:{path}", source.rev)))
+}
+
+/// Whether the revision exists and lacks the spec: a spec added since, which has no old version.
+/// A revision that does not exist is no answer here (reading it says what to do).
+pub(crate) fn added_since(source: &GitSource, spec: &Path) -> bool {
+    let Ok((directory, object)) = self::object(source, spec) else {
+        return false;
+    };
+    let commit = format!("{}^{{commit}}", source.rev);
+    git(&directory, &["rev-parse", "--verify", "--quiet", &commit]).is_ok()
+        && git(&directory, &["cat-file", "-e", &object]).is_err()
+}
+
+/// The spec at `source`: `(name for reports, bytes)`. Without a path, the new spec's own path
+/// relative to the repository's root.
+pub(crate) fn read(source: &GitSource, spec: &Path) -> Result<(String, Vec<u8>), String> {
+    let (directory, object) = self::object(source, spec)?;
     let name = format!("git:{object}");
     // `--no-textconv`: the blob as committed, whatever a filter in the repository's
     // attributes would make of it.

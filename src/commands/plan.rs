@@ -1,5 +1,6 @@
 //! `hybridgen plan`: check each spec and print its resolved plan and findings.
 
+use super::git_source;
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
 use super::settings;
 use super::spec_files;
@@ -8,6 +9,7 @@ use crate::diagnostic::Diagnostic;
 use crate::pipeline::{self, Checked};
 use crate::report::FileReport;
 use clap::Args;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -53,11 +55,7 @@ pub fn run(args: PlanArgs) -> Outcome {
         return show_settings(&args.files);
     }
     if let Some(from) = &args.from {
-        let [spec] = args.files.as_slice() else {
-            complain("`--from` compares one spec with its old version: give one FILE");
-            return Outcome::Unusable;
-        };
-        return super::change::run(spec, from, &args.report, &overrides);
+        return change_plans(&args, from, &overrides);
     }
     let mut unreadable: Vec<String> = Vec::new();
     let mut checked: Vec<(Checked, Vec<Diagnostic>)> = Vec::new();
@@ -109,6 +107,54 @@ pub fn run(args: PlanArgs) -> Outcome {
         ));
     }
     emit(&text, outcome_of(&reports, !unreadable.is_empty()))
+}
+
+/// `--from OLD`: the change plan of one spec; with `git:REV` (no path), of each spec given, from
+/// its own version at REV, as a pre-commit hook hands them over. A spec added since REV has no
+/// old version and is said to be new; with `--skip-non-specs` other YAML is passed over.
+fn change_plans(args: &PlanArgs, from: &str, overrides: &Overrides) -> Outcome {
+    let each_from_git = match git_source::parse(from) {
+        Some(Ok(source)) if source.path.is_none() => Some(source),
+        _ => None,
+    };
+    if args.files.len() != 1 && each_from_git.is_none() {
+        complain(
+            "`--from` compares one spec with its old version: give one FILE, or `--from git:REV` to compare each FILE with its version at REV",
+        );
+        return Outcome::Unusable;
+    }
+    let mut outcome = Outcome::Clean;
+    for spec in &args.files {
+        if args.skip_non_specs
+            && matches!(read_input(spec), Ok(bytes) if !spec_files::is_a_spec(&bytes))
+        {
+            continue;
+        }
+        if let Some(source) = &each_from_git {
+            if git_source::added_since(source, spec) {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "{}: new since {}, so no change plan",
+                    crate::escape::inline(&spec.display().to_string()),
+                    crate::escape::inline(&source.rev)
+                );
+                continue;
+            }
+        }
+        outcome = worse(
+            outcome,
+            super::change::run(spec, from, &args.report, overrides),
+        );
+    }
+    outcome
+}
+
+fn worse(one: Outcome, other: Outcome) -> Outcome {
+    match (one, other) {
+        (Outcome::Unusable, _) | (_, Outcome::Unusable) => Outcome::Unusable,
+        (Outcome::Errors, _) | (_, Outcome::Errors) => Outcome::Errors,
+        _ => Outcome::Clean,
+    }
 }
 
 /// `--show-settings`: for each file, the settings file that applies and each rule it sets, with
