@@ -37,11 +37,16 @@ pub enum Outcome {
 
 /// Writes to standard output; a reader that went away (`| head`) is not an error.
 pub(crate) fn emit(text: &str, outcome: Outcome) -> Outcome {
+    emit_with(outcome, |stdout| stdout.write_all(text.as_bytes()))
+}
+
+/// As [`emit`], for output that `write` hands to standard output as it is made.
+pub(crate) fn emit_with(
+    outcome: Outcome,
+    write: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<()>,
+) -> Outcome {
     let mut stdout = io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != io::ErrorKind::BrokenPipe => {
             let _ = writeln!(io::stderr(), "error: cannot write output: {error}");
             Outcome::Unusable

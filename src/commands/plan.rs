@@ -4,10 +4,10 @@ use super::git_source;
 use super::report_options::{Format, Overrides, ReportArgs, formatted, human_style, outcome_of};
 use super::settings;
 use super::spec_files;
-use super::{Outcome, complain, emit, read_input};
+use super::{Outcome, complain, emit, emit_with, read_input};
 use crate::diagnostic::Diagnostic;
 use crate::pipeline::{self, Checked};
-use crate::report::FileReport;
+use crate::report::{FileReport, human};
 use clap::Args;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -88,25 +88,35 @@ pub fn run(args: PlanArgs) -> Outcome {
         .iter()
         .map(|(file, diagnostics)| file.report(diagnostics))
         .collect();
-    let human = args.report.format == Format::Human;
-    // A run that read no file checked nothing: no summary says "no problems found" then.
-    let mut text = if human && reports.is_empty() {
-        String::new()
-    } else {
-        formatted(
+    let outcome = outcome_of(&reports, !unreadable.is_empty());
+    if args.report.format != Format::Human {
+        let text = formatted(
             &reports,
             args.report.format,
             human_style(args.report.color, args.quiet),
-        )
-    };
-    if human && !reports.is_empty() && !unreadable.is_empty() {
-        let names: Vec<String> = unreadable.iter().map(|name| format!("`{name}`")).collect();
-        text.push_str(&format!(
-            "not checked, since it cannot be read: {}\n",
-            names.join(", ")
-        ));
+        );
+        return emit(&text, outcome);
     }
-    emit(&text, outcome_of(&reports, !unreadable.is_empty()))
+    // A run that read no file checked nothing: no summary says "no problems found" then.
+    if reports.is_empty() {
+        return emit("", outcome);
+    }
+    // Written as it is made: the whole report of a large spec is megabytes of text.
+    let style = human_style(args.report.color, args.quiet);
+    emit_with(outcome, |stdout| {
+        human::write(&reports, style, &mut |piece| {
+            stdout.write_all(piece.as_bytes())
+        })?;
+        if !unreadable.is_empty() {
+            let names: Vec<String> = unreadable.iter().map(|name| format!("`{name}`")).collect();
+            let line = format!(
+                "not checked, since it cannot be read: {}\n",
+                names.join(", ")
+            );
+            stdout.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    })
 }
 
 /// `--from OLD`: the change plan of one spec; with `git:REV` (no path), of each spec given, from

@@ -12,6 +12,7 @@ use miette::{
 };
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
+use std::io;
 
 /// How to draw: colour and width are decided once by the caller (terminal, `NO_COLOR`).
 #[derive(Debug, Clone, Copy)]
@@ -23,6 +24,23 @@ pub struct Style {
 }
 
 pub fn render(reports: &[FileReport], style: Style) -> String {
+    let mut all = String::new();
+    let _ = write(reports, style, &mut |piece: &str| {
+        all.push_str(piece);
+        Ok(())
+    });
+    all
+}
+
+/// The report as [`render`] gives it, handed to `sink` a piece at a time: at 65,536 nodes the
+/// whole text is 12 MB, more than the rest of the report needs. Every piece ends a line, and
+/// [`escape::no_workflow_commands`] works line by line, so the pieces join into the same bytes.
+/// Stops at the first error of `sink` and returns it.
+pub fn write(
+    reports: &[FileReport],
+    style: Style,
+    sink: &mut dyn FnMut(&str) -> io::Result<()>,
+) -> io::Result<()> {
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {
@@ -35,13 +53,13 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
         .with_wrap_lines(false)
         .with_links(false)
         .with_context_lines(CONTEXT_LINES);
-    let mut out = String::new();
+    let mut out = Pieces::new(sink);
     for report in reports {
         if style.show_plan {
             if let Some(planned) = report.planned {
-                push_plan_text(&mut out, report.name(), planned.spec, planned.plan);
-                out.push_str(&artifacts_text(planned.artifacts.artifact_paths()));
-                out.push('\n');
+                push_plan_text(&mut out, report.name(), planned.spec, planned.plan)?;
+                push_artifacts(&mut out, planned.artifacts.artifact_paths())?;
+                out.text.push('\n');
             }
         }
         // The masked copy of the text is made only when a finding will show part of it; what a
@@ -56,14 +74,15 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
                 };
                 let mut text = String::new();
                 if handler.render_report(&mut text, &drawn).is_ok() {
-                    out.push_str(&text);
-                    out.push_str(&explain_pointer(finding.diagnostic.rule));
-                    out.push('\n');
+                    out.text.push_str(&text);
+                    out.text.push_str(&explain_pointer(finding.diagnostic.rule));
+                    out.text.push('\n');
+                    out.line_end()?;
                 }
             }
         }
         for omitted in &report.omitted {
-            out.push_str(&format!(
+            out.text.push_str(&format!(
                 "{}: and {} more {} findings not shown ({} a file at most)\n\n",
                 escape::inline(report.name()),
                 omitted.errors + omitted.warnings,
@@ -72,16 +91,53 @@ pub fn render(reports: &[FileReport], style: Style) -> String {
             ));
         }
         if reports.len() > 1 {
-            out.push_str(&format!(
+            out.text.push_str(&format!(
                 "{}: {}\n",
                 escape::inline(report.name()),
                 file_summary(report)
             ));
         }
+        out.line_end()?;
     }
-    out.push_str(&Totals::of(reports).summary());
-    out.push('\n');
-    escape::no_workflow_commands(out)
+    out.text.push_str(&Totals::of(reports).summary());
+    out.text.push('\n');
+    out.flush()
+}
+
+/// About how much text is handed on at once.
+const PIECE: usize = 64 * 1024;
+
+/// The report's text on its way out: written into `text`, handed to the sink once a line ends
+/// past [`PIECE`] bytes, each piece escaped on its own.
+struct Pieces<'s> {
+    text: String,
+    sink: &'s mut dyn FnMut(&str) -> io::Result<()>,
+}
+
+impl<'s> Pieces<'s> {
+    fn new(sink: &'s mut dyn FnMut(&str) -> io::Result<()>) -> Self {
+        Pieces {
+            text: String::with_capacity(PIECE + PIECE / 4),
+            sink,
+        }
+    }
+
+    /// Called where a line has just ended: a piece only ever holds whole lines.
+    fn line_end(&mut self) -> io::Result<()> {
+        if self.text.len() >= PIECE {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // The escaped text is the same string when nothing needed escaping: its room is kept.
+        let shown = escape::no_workflow_commands(std::mem::take(&mut self.text));
+        let written = (self.sink)(&shown);
+        self.text = shown;
+        self.text.clear();
+        written
+    }
 }
 
 /// Where the rule behind a finding is explained: its fix, why it matters and its sources.
@@ -98,7 +154,7 @@ fn file_summary(report: &FileReport) -> String {
 
 /// The resolved plan of one spec: settings with defaults applied, each node, and the routes,
 /// written at the end of `out`.
-fn push_plan_text(out: &mut String, name: &str, spec: &Spec, plan: &Plan) {
+fn push_plan_text(out: &mut Pieces, name: &str, spec: &Spec, plan: &Plan) -> io::Result<()> {
     let shown = |value: &Result<_, _>| match value {
         Ok(value) => format!("{value}"),
         Err(_) => "(invalid)".to_string(),
@@ -112,19 +168,19 @@ fn push_plan_text(out: &mut String, name: &str, spec: &Spec, plan: &Plan) {
         Ok(version) => format!("v{version}"),
         Err(_) => "(invalid)".to_string(),
     };
-    out.push_str(&format!(
+    out.text.push_str(&format!(
         "{}: cluster `{}`, Kubernetes {}, DNS domain {}\n",
         escape::inline(name),
         escape::bounded(&spec.metadata.name, 200),
         escape::bounded(&kubernetes, 100),
         escape::bounded(&plan.dns_domain, 200)
     ));
-    out.push_str(&distribution_text(plan));
+    out.text.push_str(&distribution_text(plan));
     let dns = match &plan.dns_service_ip {
         Some(Ok(ip)) => ip.to_string(),
         _ => "(none)".to_string(),
     };
-    out.push_str(&format!(
+    out.text.push_str(&format!(
         "  pods {} (/{} per node, up to {} pods each), services {}, cluster DNS {dns}\n",
         shown(&plan.cluster_cidr),
         plan.node_mask,
@@ -135,17 +191,17 @@ fn push_plan_text(out: &mut String, name: &str, spec: &Spec, plan: &Plan) {
         crate::spec::Backend::Vxlan => format!("vxlan, VNI {}, UDP {}", flannel.vni, flannel.port),
         crate::spec::Backend::HostGw => "host-gw".to_string(),
     };
-    out.push_str(&format!(
+    out.text.push_str(&format!(
         "  flannel {flannel_version} ({backend}), Windows network `{}`, cloud {}\n\n",
         escape::bounded(&flannel.network_name, 200),
         spec.provider().as_str()
     ));
-    push_node_table(out, plan);
-    out.push_str(&subnet_legend(plan));
-    out.push_str(&format!("\n  routes ({}):\n", plan.routes.len()));
-    // Written in place: at 65,536 nodes this text is 10 MB, and a `format!` per route and cell
+    push_node_table(out, plan)?;
+    out.text.push_str(&subnet_legend(plan));
+    out.text
+        .push_str(&format!("\n  routes ({}):\n", plan.routes.len()));
+    // Written in place: at 65,536 nodes this text is 5 MB, and a `format!` per route and cell
     // was a third of the run.
-    out.reserve(plan.routes.len() * ROUTE_LINE);
     for route in &plan.routes {
         let node = &plan.nodes[route.node];
         let how = match (flannel.backend, node.os) {
@@ -153,22 +209,22 @@ fn push_plan_text(out: &mut String, name: &str, spec: &Spec, plan: &Plan) {
             (_, Os::Windows) => "vxlan, Windows overlay",
             _ => "vxlan",
         };
-        out.push_str("    ");
-        address::push_net(out, &route.destination);
-        out.push_str(" via ");
-        address::push_ip(out, route.next_hop);
-        out.push_str(" (");
-        escape::push_bounded(out, &node.name, 100);
+        let text = &mut out.text;
+        text.push_str("    ");
+        address::push_net(text, &route.destination);
+        text.push_str(" via ");
+        address::push_ip(text, route.next_hop);
+        text.push_str(" (");
+        escape::push_bounded(text, &node.name, 100);
         let _ = writeln!(
-            out,
+            text,
             ", {how}, {} addresses)",
             address::size(&route.destination)
         );
+        out.line_end()?;
     }
+    Ok(())
 }
-
-/// About how long a route's line is, to size the text once.
-const ROUTE_LINE: usize = 80;
 
 const NODE_COLUMNS: [&str; 6] = [
     "NODE",
@@ -182,7 +238,7 @@ const NODE_COLUMNS: [&str; 6] = [
 /// One row per node, each column as wide as its widest cell, written at the end of `out`. Every
 /// cell is first written into one string and a row keeps where its cells end: the table costs two
 /// allocations, not six a node.
-fn push_node_table(out: &mut String, plan: &Plan) {
+fn push_node_table(out: &mut Pieces, plan: &Plan) -> io::Result<()> {
     let mut cells = String::with_capacity(plan.nodes.len() * 64);
     let mut rows: Vec<[usize; 6]> = Vec::with_capacity(plan.nodes.len() + 1);
     let mut ends = [0; 6];
@@ -233,20 +289,21 @@ fn push_node_table(out: &mut String, plan: &Plan) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    let line: usize = widths.iter().map(|width| width + 2).sum();
-    out.reserve(rows.len() * (line + 1));
     for row in 0..rows.len() {
         let [first @ .., last] = row_cells(row);
-        out.push_str("  ");
+        let text = &mut out.text;
+        text.push_str("  ");
         for (cell, width) in first.into_iter().zip(widths) {
-            out.push_str(cell);
+            text.push_str(cell);
             let pad = width - cell.chars().count() + 2;
-            out.extend(std::iter::repeat_n(' ', pad));
+            text.extend(std::iter::repeat_n(' ', pad));
         }
         // The last cell is a count or `-`: what the row ends with is never padding.
-        out.push_str(last);
-        out.push('\n');
+        text.push_str(last);
+        text.push('\n');
+        out.line_end()?;
     }
+    Ok(())
 }
 
 /// The distribution when it is not kubeadm: RKE2's release, what it bundles and how the nodes
@@ -317,15 +374,20 @@ fn subnet_legend(plan: &Plan) -> String {
     out
 }
 
-fn artifacts_text(artifacts: &[String]) -> String {
+fn push_artifacts(out: &mut Pieces, artifacts: &[String]) -> io::Result<()> {
     if artifacts.is_empty() {
-        return "\n  render writes nothing while the spec has errors\n".into();
+        out.text
+            .push_str("\n  render writes nothing while the spec has errors\n");
+        return Ok(());
     }
-    let mut out = format!("\n  render writes ({}):\n", artifacts.len());
+    let _ = writeln!(out.text, "\n  render writes ({}):", artifacts.len());
     for path in artifacts {
-        out.push_str(&format!("    {}\n", escape::inline(path)));
+        out.text.push_str("    ");
+        out.text.push_str(&escape::inline(path));
+        out.text.push('\n');
+        out.line_end()?;
     }
-    out
+    Ok(())
 }
 
 /// The text findings are drawn from, with its line starts found once: miette's `SourceCode` for a
@@ -786,7 +848,13 @@ nodes:
         let spec: Spec = serde_yaml::from_str(&yaml).unwrap();
         let plan = Plan::build(&spec);
         let mut table = String::new();
-        push_node_table(&mut table, &plan);
+        let mut sink = |piece: &str| {
+            table.push_str(piece);
+            Ok(())
+        };
+        let mut out = Pieces::new(&mut sink);
+        push_node_table(&mut out, &plan).unwrap();
+        out.flush().unwrap();
         let cut = format!("{}… (20 more characters)", "n".repeat(100));
         let pad = |text: &str, width: usize| {
             format!("{text}{}", " ".repeat(width - text.chars().count()))
