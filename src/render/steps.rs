@@ -479,13 +479,8 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
                     .into_iter()
                     .find(|file| paths.contains(format!("{dir}/{file}").as_str()))
                     .unwrap_or("Kubeclustervxlan.json");
-                let username = input
-                    .spec
-                    .windows
-                    .as_ref()
-                    .and_then(|windows| windows.control_plane.as_ref())
-                    .and_then(|control_plane| control_plane.username.as_deref())
-                    .unwrap_or(super::kubeadm::windows::kubecluster::DEFAULT_USERNAME);
+                let username =
+                    super::kubeadm::windows::kubecluster::control_plane_username(input.spec);
                 let run = vec![
                     format!("cd {}", on_windows(&dir)),
                     format!("curl.exe -fLO {KUBECLUSTER_RAW}/KubeCluster.ps1"),

@@ -37,6 +37,15 @@ const JOIN_SCRIPT: &str = "join.ps1";
 /// sig-windows-tools' own `Kubecluster*.json` files.
 pub const DEFAULT_USERNAME: &str = "localadmin";
 
+/// The user KubeCluster.ps1 connects to the control plane as: the spec's, or the default.
+pub fn control_plane_username(spec: &crate::spec::Spec) -> &str {
+    spec.windows
+        .as_ref()
+        .and_then(|windows| windows.control_plane.as_ref())
+        .and_then(|control_plane| control_plane.username.as_deref())
+        .unwrap_or(DEFAULT_USERNAME)
+}
+
 /// `Cni.Source`: what the upstream files list. KubeCluster.ps1 does not read it — it always
 /// downloads flanneld v0.11.0 from coreos/flannel (`KubeClusterHelper.psm1`) — so it is written as
 /// upstream has it, whatever `flannel.version` says.
@@ -298,13 +307,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .map_err(|error| network_error("clusterCidr", &error.problem))?
         .to_string();
     let release = release_text(&input.spec.kubernetes.version)?;
-    let username = input
-        .spec
-        .windows
-        .as_ref()
-        .and_then(|windows| windows.control_plane.as_ref())
-        .and_then(|control_plane| control_plane.username.as_deref())
-        .unwrap_or(DEFAULT_USERNAME);
+    let username = control_plane_username(input.spec);
     let token = NodeSecret::of(secret_fields::kubeadm_token(), input.spec)?;
     let ca_hash = NodeSecret::of(secret_fields::kubeadm_ca_hash(), input.spec)?;
     let backend = plan.flannel.backend;
