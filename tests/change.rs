@@ -459,6 +459,24 @@ fn from_git_without_the_revision_or_the_file_says_how_to_fix_it() {
 #[test]
 fn from_git_head_takes_each_file_as_a_hook_hands_them_over() {
     let repo = Repo::new("git-hook");
+    // The first commit of a repository: no HEAD yet, so every spec is new.
+    std::fs::write(
+        repo.0.join("clusters/prod.yaml"),
+        fixture("node-added", "old"),
+    )
+    .unwrap();
+    let first = hybridgen(
+        &repo.0,
+        &[
+            "plan",
+            "--skip-non-specs",
+            "--from",
+            "git:HEAD",
+            "clusters/prod.yaml",
+        ],
+    );
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert!(stderr(&first).contains("clusters/prod.yaml: new since HEAD"));
     repo.commit("clusters/prod.yaml", &fixture("node-added", "old"));
     repo.commit(
         "clusters/kustomization.yaml",

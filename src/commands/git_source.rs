@@ -62,15 +62,19 @@ fn object(source: &GitSource, spec: &Path) -> Result<(std::path::PathBuf, String
     Ok((directory, format!("{}:{path}", source.rev)))
 }
 
-/// Whether the revision exists and lacks the spec: a spec added since, which has no old version.
-/// A revision that does not exist is no answer here (reading it says what to do).
+/// Whether the spec has no old version: the revision exists and lacks it, or the repository has
+/// no commit yet (its first commit, as a pre-commit hook sees it). A revision that does not exist
+/// in a repository with commits is no answer here (reading it says what to do).
 pub(crate) fn added_since(source: &GitSource, spec: &Path) -> bool {
     let Ok((directory, object)) = self::object(source, spec) else {
         return false;
     };
     let commit = format!("{}^{{commit}}", source.rev);
-    git(&directory, &["rev-parse", "--verify", "--quiet", &commit]).is_ok()
-        && git(&directory, &["cat-file", "-e", &object]).is_err()
+    if git(&directory, &["rev-parse", "--verify", "--quiet", &commit]).is_err() {
+        return git(&directory, &["rev-list", "-n", "1", "--all"])
+            .is_ok_and(|commits| commits.is_empty());
+    }
+    git(&directory, &["cat-file", "-e", &object]).is_err()
 }
 
 /// The spec at `source`: `(name for reports, bytes)`. Without a path, the new spec's own path
