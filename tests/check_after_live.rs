@@ -8,6 +8,10 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "support/host_gw_aws.rs"]
+mod host_gw_aws;
+use host_gw_aws::spec_text;
+
 const NODES: [(&str, &str, &str); 3] = [
     ("control-0", "linux", "192.168.10.10"),
     ("linux-worker-0", "linux", "192.168.10.20"),
@@ -28,44 +32,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// A host-gw spec on AWS with `nodes` (name, os, address).
-fn spec_text(nodes: &[(&str, &str, &str)]) -> String {
-    let mut text = "apiVersion: hybridgen/v1
-kind: Cluster
-metadata:
-  name: demo
-kubernetes:
-  version: \"1.16.2\"
-network:
-  clusterCidr: 10.244.0.0/16
-  serviceCidr: 10.96.0.0/12
-flannel:
-  version: v0.11.0
-  backend: host-gw
-windows:
-  build: \"10.0.17763.1554\"
-  runtime: dockerd
-cloud:
-  provider: aws
-  aws:
-    region: us-east-1
-    routeTableId: rtb-0a1b2c3d
-nodes:
-"
-    .to_string();
-    for (index, (name, os, address)) in nodes.iter().enumerate() {
-        let roles = if index == 0 {
-            "[controlplane, etcd, worker]"
-        } else {
-            "[worker]"
-        };
-        text.push_str(&format!(
-            "  - name: {name}\n    os: {os}\n    roles: {roles}\n    address: {address}\n    cloud:\n      instanceId: i-0a1b2c3{index}\n"
-        ));
-    }
-    text
 }
 
 fn nodes_capture() -> String {

@@ -8,6 +8,9 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/host_gw_aws.rs"]
+mod host_gw_aws;
+
 const NODES: [(&str, &str, &str); 3] = [
     ("control-0", "linux", "192.168.10.10"),
     ("linux-worker-0", "linux", "192.168.10.20"),
@@ -31,42 +34,9 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// A host-gw spec on AWS, whose routes go to the cloud's route table.
+/// The shared host-gw spec on AWS with `NODES`.
 fn spec_text() -> String {
-    let mut text = "apiVersion: hybridgen/v1
-kind: Cluster
-metadata:
-  name: demo
-kubernetes:
-  version: \"1.16.2\"
-network:
-  clusterCidr: 10.244.0.0/16
-  serviceCidr: 10.96.0.0/12
-flannel:
-  version: v0.11.0
-  backend: host-gw
-windows:
-  build: \"10.0.17763.1554\"
-  runtime: dockerd
-cloud:
-  provider: aws
-  aws:
-    region: us-east-1
-    routeTableId: rtb-0a1b2c3d
-nodes:
-"
-    .to_string();
-    for (index, (name, os, address)) in NODES.iter().enumerate() {
-        let roles = if index == 0 {
-            "[controlplane, etcd, worker]"
-        } else {
-            "[worker]"
-        };
-        text.push_str(&format!(
-            "  - name: {name}\n    os: {os}\n    roles: {roles}\n    address: {address}\n    cloud:\n      instanceId: i-0a1b2c3{index}\n"
-        ));
-    }
-    text
+    host_gw_aws::spec_text(&NODES)
 }
 
 /// A capture in `dir/NAME`: the nodes of `live`, a pod, and the healthy fixture's DaemonSets.
