@@ -10,20 +10,7 @@ use std::process::Command;
 
 #[path = "support/host_gw_aws.rs"]
 mod host_gw_aws;
-
-const NODES: [(&str, &str, &str); 3] = [
-    ("control-0", "linux", "192.168.10.10"),
-    ("linux-worker-0", "linux", "192.168.10.20"),
-    ("win-0", "windows", "192.168.10.30"),
-];
-
-/// The Windows worker registered before the Linux one: the reverse of the spec's order, so both
-/// workers hold the subnet the plan predicted for the other.
-const LIVE: [(&str, &str); 3] = [
-    ("control-0", "10.244.0.0/24"),
-    ("win-0", "10.244.1.0/24"),
-    ("linux-worker-0", "10.244.2.0/24"),
-];
+use host_gw_aws::{LIVE, NODES};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))

@@ -1,6 +1,21 @@
 //! The host-gw spec on AWS the tests of routes read from the cluster share: Kubernetes 1.16 with
 //! dockerd Windows nodes, controller-allocated pod subnets, routes in the cloud's route table.
 
+/// The nodes: name, os, address.
+pub const NODES: [(&str, &str, &str); 3] = [
+    ("control-0", "linux", "192.168.10.10"),
+    ("linux-worker-0", "linux", "192.168.10.20"),
+    ("win-0", "windows", "192.168.10.30"),
+];
+
+/// The pod subnets the cluster gave them: the Windows worker registered before the Linux one, the
+/// reverse of the spec's order, so both workers hold the subnet the plan predicted for the other.
+pub const LIVE: [(&str, &str); 3] = [
+    ("control-0", "10.244.0.0/24"),
+    ("win-0", "10.244.1.0/24"),
+    ("linux-worker-0", "10.244.2.0/24"),
+];
+
 /// The spec with `nodes` (name, os, address); the first is the control plane.
 pub fn spec_text(nodes: &[(&str, &str, &str)]) -> String {
     let mut text = "apiVersion: hybridgen/v1
