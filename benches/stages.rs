@@ -21,10 +21,6 @@ use hybridgen::{pipeline, rules, schema};
 use serde::Deserialize;
 use std::hint::black_box;
 
-// The allocator the `hybridgen` binary uses, so that the stages cost what they cost there.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// A tiny cluster, a typical one, Kubernetes' supported maximum, and every /24 of a /8.
 const SIZES: [usize; 4] = [3, 100, 5_000, 65_536];
 

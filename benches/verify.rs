@@ -22,9 +22,6 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::Command;
 
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 const SIZES: [usize; 3] = [3, 100, 5_000];
 
 struct Prepared {
