@@ -163,10 +163,11 @@ pub static CLOUDS: [CloudTraits; 3] = [
         route_limit: 500,
         forwarding: "turn off each instance's source/destination check",
         // The routes AWS Windows AMIs add (EC2Launch v2 `addRoutes`,
-        // https://docs.aws.amazon.com/AWSEC2/latest/WindowsGuide/ec2launch-v2-settings.html):
-        // instance metadata, KMS activation (.250, .251) and its failover (.249), Amazon Time Sync
-        // (https://docs.aws.amazon.com/AWSEC2/latest/WindowsGuide/windows-set-time.html) and the
-        // Route 53 Resolver (.253).
+        // https://docs.aws.amazon.com/AWSEC2/latest/WindowsGuide/ec2launch-v2-settings.html), one
+        // per managed service AWS lists in the AppStream 2.0 (WorkSpaces Applications)
+        // administration guide, "Network Exclusions": instance metadata (.254), KMS activation
+        // (.250, .251), the NVIDIA GRID license service (.249), Amazon Time Sync (.123) and DNS
+        // (.253).
         link_local_routes: &[
             "169.254.169.254/32",
             "169.254.169.250/32",
