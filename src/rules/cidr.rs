@@ -1,6 +1,6 @@
 //! HG1xx: the address plan — Service, cluster and host networks, DNS address, node subnets.
 
-use super::{Context, declare_rules, node_pointer};
+use super::{Context, declare_rules, listing, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::plan::address::{nth, overlaps, size};
 use crate::plan::distribution::Distribution;
@@ -649,15 +649,6 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The host subnets for a message: the first three, and how many more.
-fn named_subnets<E>(subnets: &[Result<Ipv4Net, E>]) -> String {
-    let valid: Vec<String> = subnets.iter().flatten().map(ToString::to_string).collect();
-    match valid.len() {
-        0..=3 => valid.join(", "),
-        more => format!("{} and {} more", valid[..3].join(", "), more - 3),
-    }
-}
-
 /// `1 node subnet`, `2 node subnets`.
 fn count(n: u64, noun: &str) -> String {
     if n == 1 {
@@ -1128,7 +1119,10 @@ fn check_outside_host_subnets(context: &Context, found: &mut Vec<Diagnostic>) {
                     format!(
                         "node `{}` address {address} is in none of the `hostSubnets` ({})",
                         node.name,
-                        named_subnets(&plan.host_subnets)
+                        listing(
+                            plan.host_subnets.iter().flatten().map(ToString::to_string),
+                            3
+                        )
                     ),
                 )
                 .label("outside every host subnet")
@@ -1172,22 +1166,6 @@ fn route_files(routes: ExternalRoutes) -> String {
     }
 }
 
-/// `a`, `b`, `c` and how many more.
-fn node_names(plan: &Plan, indices: &[usize]) -> String {
-    const SHOWN: usize = 5;
-    let mut text = indices
-        .iter()
-        .take(SHOWN)
-        .filter_map(|index| plan.nodes.get(*index))
-        .map(|node| format!("`{}`", node.name))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if indices.len() > SHOWN {
-        text.push_str(&format!(" and {} more", indices.len() - SHOWN));
-    }
-    text
-}
-
 /// `network.podCidrs` when written, else the `network` key it belongs under.
 fn pod_cidrs_key(context: &Context) -> crate::diagnostic::Location {
     if context.spec.network.pod_cidrs.is_some() {
@@ -1206,7 +1184,13 @@ fn check_predicted(context: &Context, found: &mut Vec<Diagnostic>) {
     if predicted.is_empty() {
         return;
     }
-    let names = node_names(plan, &predicted);
+    let names = listing(
+        predicted
+            .iter()
+            .filter_map(|index| plan.nodes.get(*index))
+            .map(|node| format!("`{}`", node.name)),
+        5,
+    );
     let files = route_files(routes);
     let any_live = plan
         .nodes

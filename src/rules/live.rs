@@ -2,7 +2,7 @@
 //! spec plans with what kubectl captured, points at the spec field or node that disagrees, and
 //! quotes the live value with where it was read.
 
-use super::declare_rules;
+use super::{declare_rules, listing, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::live::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode, LivePod, Matching};
 use crate::plan::version::WindowsBuild;
@@ -287,20 +287,6 @@ fn matched<'a>(
                 context.cluster.nodes.get((*live)?)?,
             ))
         })
-}
-
-fn node_pointer(index: usize, field: &str) -> String {
-    super::node_pointer(index, field)
-}
-
-/// `a, b, c` and how many more.
-fn listing(names: impl Iterator<Item = String>, shown: usize) -> String {
-    let names: Vec<String> = names.collect();
-    let mut text = names[..names.len().min(shown)].join(", ");
-    if names.len() > shown {
-        text.push_str(&format!(" and {} more", names.len() - shown));
-    }
-    text
 }
 
 fn check_nodes_present(context: &LiveContext, found: &mut Vec<Diagnostic>) {
@@ -990,6 +976,17 @@ fn ipv4_range(text: &str) -> Option<Ipv4Net> {
     text.split(',').find_map(|part| part.trim().parse().ok())
 }
 
+/// A string field of a captured configuration, with where it was read.
+fn text<'a>(config: &'a Embedded, pointer: &str) -> Option<(&'a str, String)> {
+    match config.field(pointer)? {
+        Live {
+            value: Value::String(text),
+            source,
+        } => Some((text, source)),
+        _ => None,
+    }
+}
+
 /// A controller-manager argument from `extraArgs`: a map (kubeadm v1beta3) or a list of
 /// `{name, value}` (v1beta4).
 fn extra_arg<'a>(config: &'a Embedded, name: &str) -> Option<Live<&'a Value>> {
@@ -1023,55 +1020,56 @@ fn config_mismatch(pointer: &str, what: String, planned: String, help: &str) -> 
     .help(help.to_string())
 }
 
-fn config_unreadable(problem: &Live<String>) -> Diagnostic {
-    Diagnostic::new(
-        &LIVE_CLUSTER_CONFIG_MISMATCH,
-        key("/network"),
-        format!(
-            "the cluster's configuration cannot be read: {} ({})",
-            problem.value, problem.source
-        ),
-    )
-    .label("planned network")
-    .help("capture the ConfigMap again with `kubectl get configmap -o json`")
-}
-
 const KUBEADM_HELP: &str = "set the cluster up with the rendered `kubeadm/kubeadm-config.yaml`, or correct the spec to what it runs";
+
+/// A check of one captured configuration against the plan.
+type ConfigCheck = fn(&Plan, &Embedded, &mut Vec<Diagnostic>);
 
 fn check_cluster_config(context: &LiveContext, found: &mut Vec<Diagnostic>) {
     let cluster = context.cluster;
-    match &cluster.cluster_configuration {
-        Some(Ok(config)) => check_kubeadm(context.plan, config, found),
-        Some(Err(problem)) => found.push(config_unreadable(problem)),
-        None => check_node_args(context, found),
+    if cluster.cluster_configuration.is_none() {
+        check_node_args(context, found);
     }
-    match &cluster.kube_proxy {
-        Some(Ok(config)) => check_kube_proxy(context.plan, config, found),
-        Some(Err(problem)) => found.push(config_unreadable(problem)),
-        None => {}
-    }
-    match &cluster.kubelet {
-        Some(Ok(config)) => check_kubelet(context.plan, config, found),
-        Some(Err(problem)) => found.push(config_unreadable(problem)),
-        None => {}
+    let configs: [(_, ConfigCheck); 3] = [
+        (&cluster.cluster_configuration, check_kubeadm),
+        (&cluster.kube_proxy, check_kube_proxy),
+        (&cluster.kubelet, check_kubelet),
+    ];
+    for (config, check) in configs {
+        match config {
+            Some(Ok(config)) => check(context.plan, config, found),
+            Some(Err(problem)) => found.push(
+                Diagnostic::new(
+                    &LIVE_CLUSTER_CONFIG_MISMATCH,
+                    key("/network"),
+                    format!(
+                        "the cluster's configuration cannot be read: {} ({})",
+                        problem.value, problem.source
+                    ),
+                )
+                .label("planned network")
+                .help("capture the ConfigMap again with `kubectl get configmap -o json`"),
+            ),
+            None => {}
+        }
     }
 }
 
 fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
-    match config.field("/networking/podSubnet") {
-        Some(Live { value: Value::String(subnet), source }) => {
-            if let Ok(planned) = &plan.cluster_cidr {
-                if ipv4_range(subnet) != Some(*planned) {
-                    found.push(config_mismatch(
-                        "/network/clusterCidr",
-                        format!("kubeadm's pod subnet is `{subnet}` ({source})"),
-                        planned.to_string(),
-                        KUBEADM_HELP,
-                    ));
-                }
+    match text(config, "/networking/podSubnet") {
+        Some((subnet, source)) => {
+            if let Ok(planned) = &plan.cluster_cidr
+                && ipv4_range(subnet) != Some(*planned)
+            {
+                found.push(config_mismatch(
+                    "/network/clusterCidr",
+                    format!("kubeadm's pod subnet is `{subnet}` ({source})"),
+                    planned.to_string(),
+                    KUBEADM_HELP,
+                ));
             }
         }
-        _ => found.push(
+        None => found.push(
             Diagnostic::new(
                 &LIVE_CLUSTER_CONFIG_MISMATCH,
                 value("/network/clusterCidr"),
@@ -1085,38 +1083,27 @@ fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
             .help("set the cluster up with `networking.podSubnet` (the rendered `kubeadm/kubeadm-config.yaml` has it, or `kubeadm init --pod-network-cidr`)"),
         ),
     }
-    if let (
-        Some(Live {
-            value: Value::String(subnet),
-            source,
-        }),
-        Ok(planned),
-    ) = (
-        config.field("/networking/serviceSubnet"),
+    if let (Some((subnet, source)), Ok(planned)) = (
+        text(config, "/networking/serviceSubnet"),
         &plan.service_cidr,
-    ) {
-        if ipv4_range(subnet) != Some(*planned) {
-            found.push(config_mismatch(
-                "/network/serviceCidr",
-                format!("kubeadm's Service subnet is `{subnet}` ({source})"),
-                planned.to_string(),
-                KUBEADM_HELP,
-            ));
-        }
-    }
-    if let Some(Live {
-        value: Value::String(domain),
-        source,
-    }) = config.field("/networking/dnsDomain")
+    ) && ipv4_range(subnet) != Some(*planned)
     {
-        if *domain != plan.dns_domain {
-            found.push(config_mismatch(
-                "/kubernetes/dnsDomain",
-                format!("kubeadm's DNS domain is `{domain}` ({source})"),
-                plan.dns_domain.clone(),
-                KUBEADM_HELP,
-            ));
-        }
+        found.push(config_mismatch(
+            "/network/serviceCidr",
+            format!("kubeadm's Service subnet is `{subnet}` ({source})"),
+            planned.to_string(),
+            KUBEADM_HELP,
+        ));
+    }
+    if let Some((domain, source)) = text(config, "/networking/dnsDomain")
+        && domain != plan.dns_domain
+    {
+        found.push(config_mismatch(
+            "/kubernetes/dnsDomain",
+            format!("kubeadm's DNS domain is `{domain}` ({source})"),
+            plan.dns_domain.clone(),
+            KUBEADM_HELP,
+        ));
     }
     check_allocation(plan, config, found);
     let mask = extra_arg(config, "node-cidr-mask-size-ipv4")
@@ -1176,56 +1163,40 @@ fn check_allocation(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>)
 }
 
 fn check_kube_proxy(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
-    if let (
-        Some(Live {
-            value: Value::String(range),
-            source,
-        }),
-        Ok(planned),
-    ) = (config.field("/clusterCIDR"), &plan.cluster_cidr)
+    if let (Some((range, source)), Ok(planned)) = (text(config, "/clusterCIDR"), &plan.cluster_cidr)
+        && !range.is_empty()
+        && ipv4_range(range) != Some(*planned)
     {
-        if !range.is_empty() && ipv4_range(range) != Some(*planned) {
-            found.push(config_mismatch(
-                "/network/clusterCidr",
-                format!("kube-proxy's `clusterCIDR` is `{range}` ({source})"),
-                planned.to_string(),
-                "set kube-proxy's `clusterCIDR` to the pod network (kubeadm copies `networking.podSubnet`)",
-            ));
-        }
+        found.push(config_mismatch(
+            "/network/clusterCidr",
+            format!("kube-proxy's `clusterCIDR` is `{range}` ({source})"),
+            planned.to_string(),
+            "set kube-proxy's `clusterCIDR` to the pod network (kubeadm copies `networking.podSubnet`)",
+        ));
     }
 }
 
 fn check_kubelet(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
-    if let (
-        Some(Live {
-            value: Value::String(ip),
-            source,
-        }),
-        Some(Ok(planned)),
-    ) = (config.field("/clusterDNS/0"), &plan.dns_service_ip)
+    if let (Some((ip, source)), Some(Ok(planned))) =
+        (text(config, "/clusterDNS/0"), &plan.dns_service_ip)
+        && ip.parse::<std::net::Ipv4Addr>().ok() != Some(*planned)
     {
-        if ip.parse::<std::net::Ipv4Addr>().ok() != Some(*planned) {
-            found.push(config_mismatch(
-                "/network/dnsServiceIp",
-                format!("the kubelet's `clusterDNS` is `{ip}` ({source})"),
-                planned.to_string(),
-                "set the kubelet's `clusterDNS` to the planned DNS address (kubeadm uses the 10th address of the Service subnet)",
-            ));
-        }
+        found.push(config_mismatch(
+            "/network/dnsServiceIp",
+            format!("the kubelet's `clusterDNS` is `{ip}` ({source})"),
+            planned.to_string(),
+            "set the kubelet's `clusterDNS` to the planned DNS address (kubeadm uses the 10th address of the Service subnet)",
+        ));
     }
-    if let Some(Live {
-        value: Value::String(domain),
-        source,
-    }) = config.field("/clusterDomain")
+    if let Some((domain, source)) = text(config, "/clusterDomain")
+        && domain != plan.dns_domain
     {
-        if *domain != plan.dns_domain {
-            found.push(config_mismatch(
-                "/kubernetes/dnsDomain",
-                format!("the kubelet's `clusterDomain` is `{domain}` ({source})"),
-                plan.dns_domain.clone(),
-                KUBEADM_HELP,
-            ));
-        }
+        found.push(config_mismatch(
+            "/kubernetes/dnsDomain",
+            format!("the kubelet's `clusterDomain` is `{domain}` ({source})"),
+            plan.dns_domain.clone(),
+            KUBEADM_HELP,
+        ));
     }
 }
 
