@@ -349,12 +349,10 @@ pub(crate) fn staying_nodes(context: &ChangeContext) -> Vec<(usize, usize)> {
 }
 
 fn check_cluster_cidr(context: &ChangeContext, found: &mut Vec<Diagnostic>) {
-    let (old, new) = (
+    if let (Ok(old), Ok(new)) = (
         &context.old.plan.cluster_cidr,
         &context.new.plan.cluster_cidr,
-    );
-    if let (Ok(old), Ok(new)) = (old, new)
-        && old != new
+    ) && old != new
     {
         found.push(
             Diagnostic::new(
@@ -369,12 +367,10 @@ fn check_cluster_cidr(context: &ChangeContext, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_service_cidr(context: &ChangeContext, found: &mut Vec<Diagnostic>) {
-    let (old, new) = (
+    if let (Ok(old), Ok(new)) = (
         &context.old.plan.service_cidr,
         &context.new.plan.service_cidr,
-    );
-    if let (Ok(old), Ok(new)) = (old, new)
-        && old != new
+    ) && old != new
     {
         found.push(
             Diagnostic::new(

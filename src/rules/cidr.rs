@@ -334,6 +334,15 @@ fn networks(plan: &Plan) -> (Option<Ipv4Net>, Option<Ipv4Net>) {
     (plan.cluster_cidr.clone().ok(), sized_service(plan))
 }
 
+/// The cluster and Service networks with their field names and pointers.
+fn named_networks(plan: &Plan) -> [(Option<Ipv4Net>, &'static str, &'static str); 2] {
+    let (cluster, service) = networks(plan);
+    [
+        (cluster, "clusterCidr", CLUSTER),
+        (service, "serviceCidr", SERVICE),
+    ]
+}
+
 fn sized_service(plan: &Plan) -> Option<Ipv4Net> {
     plan.service_cidr
         .clone()
@@ -504,22 +513,22 @@ fn tenth(service: &Ipv4Net) -> String {
 }
 
 fn check_dns_outside(context: &Context, found: &mut Vec<Diagnostic>) {
-    if let Some((dns, service)) = written_dns(context) {
-        if !service.contains(&dns) {
-            found.push(
-                Diagnostic::new(
-                    &DNS_IP_OUTSIDE_SERVICE_CIDR,
-                    value(DNS),
-                    format!("`dnsServiceIp` {dns} is outside `serviceCidr` {service}"),
-                )
-                .label("outside the Service range")
-                .related(value(SERVICE), "`serviceCidr` declared here")
-                .help(format!(
-                    "use {} (the 10th address of {service})",
-                    tenth(&service)
-                )),
-            );
-        }
+    if let Some((dns, service)) = written_dns(context)
+        && !service.contains(&dns)
+    {
+        found.push(
+            Diagnostic::new(
+                &DNS_IP_OUTSIDE_SERVICE_CIDR,
+                value(DNS),
+                format!("`dnsServiceIp` {dns} is outside `serviceCidr` {service}"),
+            )
+            .label("outside the Service range")
+            .related(value(SERVICE), "`serviceCidr` declared here")
+            .help(format!(
+                "use {} (the 10th address of {service})",
+                tenth(&service)
+            )),
+        );
     }
 }
 
@@ -537,18 +546,18 @@ fn reserved_reason(dns: Ipv4Addr, service: &Ipv4Net) -> Option<&'static str> {
 }
 
 fn check_dns_reserved(context: &Context, found: &mut Vec<Diagnostic>) {
-    if let Some((dns, service)) = written_dns(context) {
-        if let Some(reason) = reserved_reason(dns, &service).filter(|_| service.contains(&dns)) {
-            found.push(
-                Diagnostic::new(
-                    &DNS_IP_RESERVED,
-                    value(DNS),
-                    format!("`dnsServiceIp` {dns} is {reason} of `serviceCidr` {service}"),
-                )
-                .label("reserved address")
-                .help(format!("use {}", tenth(&service))),
-            );
-        }
+    if let Some((dns, service)) = written_dns(context)
+        && let Some(reason) = reserved_reason(dns, &service).filter(|_| service.contains(&dns))
+    {
+        found.push(
+            Diagnostic::new(
+                &DNS_IP_RESERVED,
+                value(DNS),
+                format!("`dnsServiceIp` {dns} is {reason} of `serviceCidr` {service}"),
+            )
+            .label("reserved address")
+            .help(format!("use {}", tenth(&service))),
+        );
     }
 }
 
@@ -821,13 +830,9 @@ fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_node_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
-    let (cluster, service) = networks(context.plan);
     for (index, node) in context.plan.nodes.iter().enumerate() {
         let Ok(address) = node.address else { continue };
-        for (range, field, pointer) in [
-            (cluster, "clusterCidr", CLUSTER),
-            (service, "serviceCidr", SERVICE),
-        ] {
+        for (range, field, pointer) in named_networks(context.plan) {
             if let Some(range) = range.filter(|range| range.contains(&address)) {
                 found.push(
                     Diagnostic::new(
@@ -850,13 +855,9 @@ fn check_node_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_host_subnets(context: &Context, found: &mut Vec<Diagnostic>) {
-    let (cluster, service) = networks(context.plan);
     for (index, subnet) in context.plan.host_subnets.iter().enumerate() {
         let Ok(subnet) = subnet else { continue };
-        for (range, field, pointer) in [
-            (cluster, "clusterCidr", CLUSTER),
-            (service, "serviceCidr", SERVICE),
-        ] {
+        for (range, field, pointer) in named_networks(context.plan) {
             if let Some(range) = range.filter(|range| overlaps(range, subnet)) {
                 found.push(
                     Diagnostic::new(
@@ -978,23 +979,20 @@ const DOCKER_BRIDGE: &str = "172.17.0.0/16";
 
 /// The plan's ranges with their pointer and field name.
 fn declared_ranges(plan: &Plan) -> Vec<(Ipv4Net, String, String)> {
-    let mut ranges = Vec::new();
-    if let Ok(cluster) = &plan.cluster_cidr {
-        ranges.push((*cluster, CLUSTER.to_string(), "`clusterCidr`".to_string()));
-    }
-    if let Some(service) = sized_service(plan) {
-        ranges.push((service, SERVICE.to_string(), "`serviceCidr`".to_string()));
-    }
-    for (index, subnet) in plan.host_subnets.iter().enumerate() {
-        if let Ok(subnet) = subnet {
-            ranges.push((
-                *subnet,
-                format!("/network/hostSubnets/{index}"),
-                "host subnet".to_string(),
-            ));
-        }
-    }
-    ranges
+    let networks = named_networks(plan)
+        .into_iter()
+        .filter_map(|(range, field, pointer)| {
+            Some((range?, pointer.to_string(), format!("`{field}`")))
+        });
+    let host_subnets = plan
+        .host_subnets
+        .iter()
+        .enumerate()
+        .filter_map(|(index, subnet)| {
+            let pointer = format!("/network/hostSubnets/{index}");
+            Some((*subnet.as_ref().ok()?, pointer, "host subnet".to_string()))
+        });
+    networks.chain(host_subnets).collect()
 }
 
 fn check_reserved(context: &Context, found: &mut Vec<Diagnostic>) {
@@ -1079,11 +1077,7 @@ const PRIVATE_SPACE: [&str; 4] = [
 
 fn check_public(context: &Context, found: &mut Vec<Diagnostic>) {
     let private = PRIVATE_SPACE.map(net);
-    let (cluster, service) = networks(context.plan);
-    for (range, pointer, field) in [
-        (cluster, CLUSTER, "clusterCidr"),
-        (service, SERVICE, "serviceCidr"),
-    ] {
+    for (range, field, pointer) in named_networks(context.plan) {
         let Some(range) = range else { continue };
         if !private.iter().any(|space| space.contains(&range)) {
             found.push(

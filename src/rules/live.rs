@@ -624,26 +624,24 @@ fn check_pod_addresses(
     for pod in &context.cluster.pods {
         pods_of.entry(pod.node.as_str()).or_default().push(pod);
     }
-    let mut by_node: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for (index, planned, live) in matched(context) {
         let Some(subnet) = subnets.get(&index) else {
             continue;
         };
-        for pod in pods_of.get(live.name.as_str()).into_iter().flatten() {
-            let outside = pod
-                .ip
-                .parse::<std::net::Ipv4Addr>()
-                .is_ok_and(|ip| !subnet.contains(&ip));
-            if outside {
-                by_node
-                    .entry(index)
-                    .or_default()
-                    .push(format!("{} at {} ({})", pod.label, pod.ip, pod.source));
-            }
-        }
-        let Some(pods) = by_node.get(&index) else {
+        let pods: Vec<String> = pods_of
+            .get(live.name.as_str())
+            .into_iter()
+            .flatten()
+            .filter(|pod| {
+                pod.ip
+                    .parse::<std::net::Ipv4Addr>()
+                    .is_ok_and(|ip| !subnet.contains(&ip))
+            })
+            .map(|pod| format!("{} at {} ({})", pod.label, pod.ip, pod.source))
+            .collect();
+        if pods.is_empty() {
             continue;
-        };
+        }
         found.push(
             Diagnostic::new(
                 &LIVE_POD_CIDR_MISMATCH,

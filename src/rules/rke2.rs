@@ -374,6 +374,20 @@ fn rke2_of<'a>(context: &'a Context) -> Option<&'a Rke2Plan> {
     context.plan.rke2.as_ref()
 }
 
+fn kubernetes_minor(context: &Context) -> u32 {
+    context
+        .plan
+        .kubernetes_version
+        .as_ref()
+        .map_or(0, |release| release.minor)
+}
+
+/// The `rancher` section, when the distribution is RKE2 (elsewhere HG604 reports it ignored).
+fn rancher_on_rke2<'a>(context: &'a Context) -> Option<&'a crate::spec::Rancher> {
+    let rke2 = context.spec.distribution() == Distribution::Rke2;
+    context.spec.rancher.as_ref().filter(|_| rke2)
+}
+
 fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
     let Some(rke2) = rke2_of(context) else {
         return;
@@ -392,11 +406,7 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
             .help(error.help.clone()),
         ),
         Ok(release) if release.flannel().is_none() => {
-            let minor = context
-                .plan
-                .kubernetes_version
-                .as_ref()
-                .map_or(0, |release| release.minor);
+            let minor = kubernetes_minor(context);
             // With Windows nodes, the first release whose Windows flannel works (HG602).
             let first = if context.plan.has_windows() {
                 rke2_releases::first_supported_on_windows(minor)
@@ -505,13 +515,8 @@ fn check_windows_release(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     }
     let tag = rke2.tag().unwrap_or_default();
-    let minor = context
-        .plan
-        .kubernetes_version
-        .as_ref()
-        .map_or(0, |release| release.minor);
-    let fixed =
-        rke2_releases::first_supported_on_windows(minor).unwrap_or_else(rke2_releases::newest);
+    let fixed = rke2_releases::first_supported_on_windows(kubernetes_minor(context))
+        .unwrap_or_else(rke2_releases::newest);
     let diagnostic = match bundled.windows() {
         WindowsFlannel::Supported => return,
         WindowsFlannel::Broken => Diagnostic::new(
@@ -1014,12 +1019,9 @@ fn check_rancher_keys(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_rancher_url(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(rancher) = &context.spec.rancher else {
+    let Some(rancher) = rancher_on_rke2(context) else {
         return;
     };
-    if context.spec.distribution() != Distribution::Rke2 {
-        return;
-    }
     let url = rancher.url.as_str();
     let (rest, plain_http) = match (url.strip_prefix("https://"), url.strip_prefix("http://")) {
         (Some(rest), _) => (rest, false),
@@ -1053,12 +1055,9 @@ fn check_rancher_url(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_rancher(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(rancher) = &context.spec.rancher else {
+    let Some(rancher) = rancher_on_rke2(context) else {
         return;
     };
-    if context.spec.distribution() != Distribution::Rke2 {
-        return;
-    }
     let url = rancher.url.as_str();
     let host = url
         .strip_prefix("https://")
