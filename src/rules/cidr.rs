@@ -466,36 +466,35 @@ fn check_service_size(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     };
     let prefix = service.prefix_len();
-    let problem = if prefix < 12 {
-        Some(format!(
-            "`serviceCidr` {service} holds {} addresses; kubeadm and kube-apiserver allow at most 2^20 (a /12)",
-            size(service)
-        ))
+    let (message, label) = if prefix < 12 {
+        (
+            format!(
+                "`serviceCidr` {service} holds {} addresses; kubeadm and kube-apiserver allow at most 2^20 (a /12)",
+                size(service)
+            ),
+            "too large",
+        )
     } else if prefix > 28 {
-        Some(format!(
-            "`serviceCidr` {service} holds {} addresses; the cluster DNS Service needs the 10th, so at least 16 (a /28)",
-            size(service)
-        ))
+        (
+            format!(
+                "`serviceCidr` {service} holds {} addresses; the cluster DNS Service needs the 10th, so at least 16 (a /28)",
+                size(service)
+            ),
+            "too small",
+        )
     } else {
-        None
+        return;
     };
-    if let Some(message) = problem {
-        found.push(
-            Diagnostic::new(&SERVICE_CIDR_SIZE, value(SERVICE), message)
-                .label(if prefix < 12 {
-                    "too large"
-                } else {
-                    "too small"
-                })
-                .help(format!(
-                    "use a prefix length from 12 to 28 clear of the other networks, e.g. {}",
-                    service_suggestion_text(context)
-                )),
-        );
-    }
+    found.push(
+        Diagnostic::new(&SERVICE_CIDR_SIZE, value(SERVICE), message)
+            .label(label)
+            .help(format!(
+                "use a prefix length from 12 to 28 clear of the other networks, e.g. {}",
+                service_suggestion_text(context)
+            )),
+    );
 }
 
-/// The written DNS address, when it parses.
 fn written_dns_address(context: &Context) -> Option<Ipv4Addr> {
     context.spec.network.dns_service_ip.as_ref()?;
     context.plan.dns_service_ip.clone()?.ok()
@@ -667,11 +666,6 @@ fn count(n: u64, noun: &str) -> String {
     }
 }
 
-/// How many node subnets of `mask` bits `cluster` holds.
-fn subnet_count(cluster: &Ipv4Net, mask: u8) -> u64 {
-    1u64 << (mask - cluster.prefix_len())
-}
-
 /// The cluster network widened so that it holds `needed` (subnets of `mask` bits, or addresses).
 fn widened(cluster: &Ipv4Net, prefix_for: impl Fn(u8) -> bool) -> Option<Ipv4Net> {
     (0..=cluster.prefix_len())
@@ -704,7 +698,7 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     }
     let mask = plan.node_mask;
-    let subnets = subnet_count(cluster, mask);
+    let subnets = 1u64 << (mask - cluster.prefix_len());
     let nodes = plan.nodes.len() as u64;
     let message = format!(
         "`clusterCidr` {cluster} has {} of /{mask}, but the spec has {nodes} nodes",

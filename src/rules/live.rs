@@ -703,18 +703,17 @@ fn check_windows_builds(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 ),
             );
         } else if let (Some(planned_revision), Some(revision)) = (build.revision, running.revision)
+            && revision < planned_revision
         {
-            if revision < planned_revision {
-                finding(
-                    format!(
-                        "node `{}` runs {said}, an older revision than the planned {build}",
-                        planned.name
-                    ),
-                    format!(
-                        "install the updates that bring it to revision {planned_revision}, or correct the planned build"
-                    ),
-                );
-            }
+            finding(
+                format!(
+                    "node `{}` runs {said}, an older revision than the planned {build}",
+                    planned.name
+                ),
+                format!(
+                    "install the updates that bring it to revision {planned_revision}, or correct the planned build"
+                ),
+            );
         }
         if running.build == 17763
             && vxlan
@@ -774,25 +773,25 @@ fn check_net_conf(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                     .help("apply the `kube-flannel.yml` hybridgen renders and restart the flannel pods"),
                 );
             };
-            if let (Some(network), Ok(cluster)) = (&net_conf.network, &plan.cluster_cidr) {
-                if network.value.parse::<Ipv4Net>().ok() != Some(*cluster) {
-                    mismatch(
-                        "/network/clusterCidr",
-                        "Network",
-                        format!("`{}` ({})", network.value, network.source),
-                        cluster.to_string(),
-                    );
-                }
+            if let (Some(network), Ok(cluster)) = (&net_conf.network, &plan.cluster_cidr)
+                && network.value.parse::<Ipv4Net>().ok() != Some(*cluster)
+            {
+                mismatch(
+                    "/network/clusterCidr",
+                    "Network",
+                    format!("`{}` ({})", network.value, network.source),
+                    cluster.to_string(),
+                );
             }
-            if let Some(kind) = &net_conf.backend_type {
-                if kind.value != flannel.backend.as_str() {
-                    mismatch(
-                        "/flannel/backend",
-                        "Backend.Type",
-                        format!("`{}` ({})", kind.value, kind.source),
-                        flannel.backend.as_str().into(),
-                    );
-                }
+            if let Some(kind) = &net_conf.backend_type
+                && kind.value != flannel.backend.as_str()
+            {
+                mismatch(
+                    "/flannel/backend",
+                    "Backend.Type",
+                    format!("`{}` ({})", kind.value, kind.source),
+                    flannel.backend.as_str().into(),
+                );
             }
             if flannel.backend == Backend::Vxlan {
                 // flannel's vxlan defaults: VNI 1, and the kernel's port 8472.

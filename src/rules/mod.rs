@@ -131,6 +131,11 @@ pub(crate) fn node_pointer(index: usize, field: &str) -> String {
     }
 }
 
+/// Whether the spec's `windows` section writes the field `field` reads.
+pub(crate) fn windows_written(spec: &Spec, field: fn(&crate::spec::Windows) -> bool) -> bool {
+    spec.windows.as_ref().is_some_and(field)
+}
+
 /// `a, b, c` and how many more.
 pub(crate) fn listing(names: impl Iterator<Item = String>, shown: usize) -> String {
     let names: Vec<String> = names.collect();
