@@ -777,10 +777,8 @@ fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
     let subnet_size = 1u64 << (32 - u32::from(plan.node_mask));
     let pointer = if context.spec.network.max_pods_per_node.is_some() {
         MAX_PODS
-    } else if context.spec.network.node_cidr_mask_size.is_some() {
-        MASK
     } else {
-        CLUSTER
+        mask_pointer(context)
     };
     for (os, reserved) in [(Os::Linux, 3u64), (Os::Windows, 4)] {
         if !plan.nodes.iter().any(|node| node.os == os) {

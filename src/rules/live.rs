@@ -1256,13 +1256,7 @@ fn check_node_args(context: &LiveContext, found: &mut Vec<Diagnostic>) {
         let (Some(live), Some(planned)) = (flag(name), planned) else {
             continue;
         };
-        let first = live
-            .split(',')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        if first != planned {
+        if live.split(',').next().unwrap_or_default().trim() != planned {
             found.push(
                 Diagnostic::new(
                     &LIVE_CLUSTER_CONFIG_MISMATCH,
