@@ -495,6 +495,7 @@ fn check_service_size(context: &Context, found: &mut Vec<Diagnostic>) {
     );
 }
 
+/// The written DNS address, when it parses.
 fn written_dns_address(context: &Context) -> Option<Ipv4Addr> {
     context.spec.network.dns_service_ip.as_ref()?;
     context.plan.dns_service_ip.clone()?.ok()
@@ -822,9 +823,10 @@ fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_node_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
+    let networks = named_networks(context.plan);
     for (index, node) in context.plan.nodes.iter().enumerate() {
         let Ok(address) = node.address else { continue };
-        for (range, field, pointer) in named_networks(context.plan) {
+        for (range, field, pointer) in networks {
             if let Some(range) = range.filter(|range| range.contains(&address)) {
                 found.push(
                     Diagnostic::new(
@@ -847,9 +849,10 @@ fn check_node_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_host_subnets(context: &Context, found: &mut Vec<Diagnostic>) {
+    let networks = named_networks(context.plan);
     for (index, subnet) in context.plan.host_subnets.iter().enumerate() {
         let Ok(subnet) = subnet else { continue };
-        for (range, field, pointer) in named_networks(context.plan) {
+        for (range, field, pointer) in networks {
             if let Some(range) = range.filter(|range| overlaps(range, subnet)) {
                 found.push(
                     Diagnostic::new(
