@@ -3,7 +3,7 @@
 //! and HG717 are found while the change plan names its version steps ([`crate::change`]), so they
 //! have no check here.
 
-use super::{Context, declare_rules, node_pointer};
+use super::{Context, declare_rules, node_pointer, windows_written};
 use crate::diagnostic::{Diagnostic, Location, key, value};
 use crate::plan::version::WindowsBuild;
 use crate::plan::{NodePlan, SubnetSource, WindowsSetup};
@@ -349,12 +349,10 @@ pub(crate) fn staying_nodes(context: &ChangeContext) -> Vec<(usize, usize)> {
 }
 
 fn check_cluster_cidr(context: &ChangeContext, found: &mut Vec<Diagnostic>) {
-    let (old, new) = (
+    if let (Ok(old), Ok(new)) = (
         &context.old.plan.cluster_cidr,
         &context.new.plan.cluster_cidr,
-    );
-    if let (Ok(old), Ok(new)) = (old, new)
-        && old != new
+    ) && old != new
     {
         found.push(
             Diagnostic::new(
@@ -369,12 +367,10 @@ fn check_cluster_cidr(context: &ChangeContext, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_service_cidr(context: &ChangeContext, found: &mut Vec<Diagnostic>) {
-    let (old, new) = (
+    if let (Ok(old), Ok(new)) = (
         &context.old.plan.service_cidr,
         &context.new.plan.service_cidr,
-    );
-    if let (Ok(old), Ok(new)) = (old, new)
-        && old != new
+    ) && old != new
     {
         found.push(
             Diagnostic::new(
@@ -580,12 +576,7 @@ fn check_runtime(context: &ChangeContext, found: &mut Vec<Diagnostic>) {
         return;
     }
     if old.runtime == Runtime::Dockerd && new.runtime == Runtime::Containerd {
-        let written = context
-            .new
-            .spec
-            .windows
-            .as_ref()
-            .is_some_and(|windows| windows.runtime.is_some());
+        let written = windows_written(context.new.spec, |windows| windows.runtime.is_some());
         found.push(
             Diagnostic::new(
                 &DOCKERSHIM_TO_CONTAINERD,
@@ -604,17 +595,12 @@ fn check_setup(context: &ChangeContext, found: &mut Vec<Diagnostic>) {
         context.new.plan.windows_setup,
     );
     if old == Some(WindowsSetup::KubeCluster) && new == Some(WindowsSetup::HostProcess) {
-        let host_process = context
-            .new
-            .spec
-            .windows
-            .as_ref()
-            .is_some_and(|windows| windows.host_process.is_some());
-        let location = if host_process {
-            key("/windows/hostProcess")
-        } else {
-            value("/kubernetes/version")
-        };
+        let location =
+            if windows_written(context.new.spec, |windows| windows.host_process.is_some()) {
+                key("/windows/hostProcess")
+            } else {
+                value("/kubernetes/version")
+            };
         found.push(
             Diagnostic::new(
                 &KUBECLUSTER_TO_HOSTPROCESS,

@@ -1,6 +1,6 @@
 //! HG1xx: the address plan — Service, cluster and host networks, DNS address, node subnets.
 
-use super::{Context, declare_rules, node_pointer};
+use super::{Context, declare_rules, listing, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::plan::address::{nth, overlaps, size};
 use crate::plan::distribution::Distribution;
@@ -334,6 +334,15 @@ fn networks(plan: &Plan) -> (Option<Ipv4Net>, Option<Ipv4Net>) {
     (plan.cluster_cidr.clone().ok(), sized_service(plan))
 }
 
+/// The cluster and Service networks with their field names and pointers.
+fn named_networks(plan: &Plan) -> [(Option<Ipv4Net>, &'static str, &'static str); 2] {
+    let (cluster, service) = networks(plan);
+    [
+        (cluster, "clusterCidr", CLUSTER),
+        (service, "serviceCidr", SERVICE),
+    ]
+}
+
 fn sized_service(plan: &Plan) -> Option<Ipv4Net> {
     plan.service_cidr
         .clone()
@@ -457,33 +466,33 @@ fn check_service_size(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     };
     let prefix = service.prefix_len();
-    let problem = if prefix < 12 {
-        Some(format!(
-            "`serviceCidr` {service} holds {} addresses; kubeadm and kube-apiserver allow at most 2^20 (a /12)",
-            size(service)
-        ))
+    let (message, label) = if prefix < 12 {
+        (
+            format!(
+                "`serviceCidr` {service} holds {} addresses; kubeadm and kube-apiserver allow at most 2^20 (a /12)",
+                size(service)
+            ),
+            "too large",
+        )
     } else if prefix > 28 {
-        Some(format!(
-            "`serviceCidr` {service} holds {} addresses; the cluster DNS Service needs the 10th, so at least 16 (a /28)",
-            size(service)
-        ))
+        (
+            format!(
+                "`serviceCidr` {service} holds {} addresses; the cluster DNS Service needs the 10th, so at least 16 (a /28)",
+                size(service)
+            ),
+            "too small",
+        )
     } else {
-        None
+        return;
     };
-    if let Some(message) = problem {
-        found.push(
-            Diagnostic::new(&SERVICE_CIDR_SIZE, value(SERVICE), message)
-                .label(if prefix < 12 {
-                    "too large"
-                } else {
-                    "too small"
-                })
-                .help(format!(
-                    "use a prefix length from 12 to 28 clear of the other networks, e.g. {}",
-                    service_suggestion_text(context)
-                )),
-        );
-    }
+    found.push(
+        Diagnostic::new(&SERVICE_CIDR_SIZE, value(SERVICE), message)
+            .label(label)
+            .help(format!(
+                "use a prefix length from 12 to 28 clear of the other networks, e.g. {}",
+                service_suggestion_text(context)
+            )),
+    );
 }
 
 /// The written DNS address, when it parses.
@@ -504,22 +513,22 @@ fn tenth(service: &Ipv4Net) -> String {
 }
 
 fn check_dns_outside(context: &Context, found: &mut Vec<Diagnostic>) {
-    if let Some((dns, service)) = written_dns(context) {
-        if !service.contains(&dns) {
-            found.push(
-                Diagnostic::new(
-                    &DNS_IP_OUTSIDE_SERVICE_CIDR,
-                    value(DNS),
-                    format!("`dnsServiceIp` {dns} is outside `serviceCidr` {service}"),
-                )
-                .label("outside the Service range")
-                .related(value(SERVICE), "`serviceCidr` declared here")
-                .help(format!(
-                    "use {} (the 10th address of {service})",
-                    tenth(&service)
-                )),
-            );
-        }
+    if let Some((dns, service)) = written_dns(context)
+        && !service.contains(&dns)
+    {
+        found.push(
+            Diagnostic::new(
+                &DNS_IP_OUTSIDE_SERVICE_CIDR,
+                value(DNS),
+                format!("`dnsServiceIp` {dns} is outside `serviceCidr` {service}"),
+            )
+            .label("outside the Service range")
+            .related(value(SERVICE), "`serviceCidr` declared here")
+            .help(format!(
+                "use {} (the 10th address of {service})",
+                tenth(&service)
+            )),
+        );
     }
 }
 
@@ -537,18 +546,18 @@ fn reserved_reason(dns: Ipv4Addr, service: &Ipv4Net) -> Option<&'static str> {
 }
 
 fn check_dns_reserved(context: &Context, found: &mut Vec<Diagnostic>) {
-    if let Some((dns, service)) = written_dns(context) {
-        if let Some(reason) = reserved_reason(dns, &service).filter(|_| service.contains(&dns)) {
-            found.push(
-                Diagnostic::new(
-                    &DNS_IP_RESERVED,
-                    value(DNS),
-                    format!("`dnsServiceIp` {dns} is {reason} of `serviceCidr` {service}"),
-                )
-                .label("reserved address")
-                .help(format!("use {}", tenth(&service))),
-            );
-        }
+    if let Some((dns, service)) = written_dns(context)
+        && let Some(reason) = reserved_reason(dns, &service).filter(|_| service.contains(&dns))
+    {
+        found.push(
+            Diagnostic::new(
+                &DNS_IP_RESERVED,
+                value(DNS),
+                format!("`dnsServiceIp` {dns} is {reason} of `serviceCidr` {service}"),
+            )
+            .label("reserved address")
+            .help(format!("use {}", tenth(&service))),
+        );
     }
 }
 
@@ -649,15 +658,6 @@ fn check_node_mask(context: &Context, found: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The host subnets for a message: the first three, and how many more.
-fn named_subnets<E>(subnets: &[Result<Ipv4Net, E>]) -> String {
-    let valid: Vec<String> = subnets.iter().flatten().map(ToString::to_string).collect();
-    match valid.len() {
-        0..=3 => valid.join(", "),
-        more => format!("{} and {} more", valid[..3].join(", "), more - 3),
-    }
-}
-
 /// `1 node subnet`, `2 node subnets`.
 fn count(n: u64, noun: &str) -> String {
     if n == 1 {
@@ -665,11 +665,6 @@ fn count(n: u64, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
-}
-
-/// How many node subnets of `mask` bits `cluster` holds.
-fn subnet_count(cluster: &Ipv4Net, mask: u8) -> u64 {
-    1u64 << (mask - cluster.prefix_len())
 }
 
 /// The cluster network widened so that it holds `needed` (subnets of `mask` bits, or addresses).
@@ -704,7 +699,7 @@ fn check_exhausted(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     }
     let mask = plan.node_mask;
-    let subnets = subnet_count(cluster, mask);
+    let subnets = 1u64 << (mask - cluster.prefix_len());
     let nodes = plan.nodes.len() as u64;
     let message = format!(
         "`clusterCidr` {cluster} has {} of /{mask}, but the spec has {nodes} nodes",
@@ -783,10 +778,8 @@ fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
     let subnet_size = 1u64 << (32 - u32::from(plan.node_mask));
     let pointer = if context.spec.network.max_pods_per_node.is_some() {
         MAX_PODS
-    } else if context.spec.network.node_cidr_mask_size.is_some() {
-        MASK
     } else {
-        CLUSTER
+        mask_pointer(context)
     };
     for (os, reserved) in [(Os::Linux, 3u64), (Os::Windows, 4)] {
         if !plan.nodes.iter().any(|node| node.os == os) {
@@ -830,13 +823,10 @@ fn check_node_capacity(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_node_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
-    let (cluster, service) = networks(context.plan);
+    let networks = named_networks(context.plan);
     for (index, node) in context.plan.nodes.iter().enumerate() {
         let Ok(address) = node.address else { continue };
-        for (range, field, pointer) in [
-            (cluster, "clusterCidr", CLUSTER),
-            (service, "serviceCidr", SERVICE),
-        ] {
+        for (range, field, pointer) in networks {
             if let Some(range) = range.filter(|range| range.contains(&address)) {
                 found.push(
                     Diagnostic::new(
@@ -859,13 +849,10 @@ fn check_node_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_host_subnets(context: &Context, found: &mut Vec<Diagnostic>) {
-    let (cluster, service) = networks(context.plan);
+    let networks = named_networks(context.plan);
     for (index, subnet) in context.plan.host_subnets.iter().enumerate() {
         let Ok(subnet) = subnet else { continue };
-        for (range, field, pointer) in [
-            (cluster, "clusterCidr", CLUSTER),
-            (service, "serviceCidr", SERVICE),
-        ] {
+        for (range, field, pointer) in networks {
             if let Some(range) = range.filter(|range| overlaps(range, subnet)) {
                 found.push(
                     Diagnostic::new(
@@ -987,23 +974,20 @@ const DOCKER_BRIDGE: &str = "172.17.0.0/16";
 
 /// The plan's ranges with their pointer and field name.
 fn declared_ranges(plan: &Plan) -> Vec<(Ipv4Net, String, String)> {
-    let mut ranges = Vec::new();
-    if let Ok(cluster) = &plan.cluster_cidr {
-        ranges.push((*cluster, CLUSTER.to_string(), "`clusterCidr`".to_string()));
-    }
-    if let Some(service) = sized_service(plan) {
-        ranges.push((service, SERVICE.to_string(), "`serviceCidr`".to_string()));
-    }
-    for (index, subnet) in plan.host_subnets.iter().enumerate() {
-        if let Ok(subnet) = subnet {
-            ranges.push((
-                *subnet,
-                format!("/network/hostSubnets/{index}"),
-                "host subnet".to_string(),
-            ));
-        }
-    }
-    ranges
+    let networks = named_networks(plan)
+        .into_iter()
+        .filter_map(|(range, field, pointer)| {
+            Some((range?, pointer.to_string(), format!("`{field}`")))
+        });
+    let host_subnets = plan
+        .host_subnets
+        .iter()
+        .enumerate()
+        .filter_map(|(index, subnet)| {
+            let pointer = format!("/network/hostSubnets/{index}");
+            Some((*subnet.as_ref().ok()?, pointer, "host subnet".to_string()))
+        });
+    networks.chain(host_subnets).collect()
 }
 
 fn check_reserved(context: &Context, found: &mut Vec<Diagnostic>) {
@@ -1088,11 +1072,7 @@ const PRIVATE_SPACE: [&str; 4] = [
 
 fn check_public(context: &Context, found: &mut Vec<Diagnostic>) {
     let private = PRIVATE_SPACE.map(net);
-    let (cluster, service) = networks(context.plan);
-    for (range, pointer, field) in [
-        (cluster, CLUSTER, "clusterCidr"),
-        (service, SERVICE, "serviceCidr"),
-    ] {
+    for (range, field, pointer) in named_networks(context.plan) {
         let Some(range) = range else { continue };
         if !private.iter().any(|space| space.contains(&range)) {
             found.push(
@@ -1128,7 +1108,10 @@ fn check_outside_host_subnets(context: &Context, found: &mut Vec<Diagnostic>) {
                     format!(
                         "node `{}` address {address} is in none of the `hostSubnets` ({})",
                         node.name,
-                        named_subnets(&plan.host_subnets)
+                        listing(
+                            plan.host_subnets.iter().flatten().map(ToString::to_string),
+                            3
+                        )
                     ),
                 )
                 .label("outside every host subnet")
@@ -1172,22 +1155,6 @@ fn route_files(routes: ExternalRoutes) -> String {
     }
 }
 
-/// `a`, `b`, `c` and how many more.
-fn node_names(plan: &Plan, indices: &[usize]) -> String {
-    const SHOWN: usize = 5;
-    let mut text = indices
-        .iter()
-        .take(SHOWN)
-        .filter_map(|index| plan.nodes.get(*index))
-        .map(|node| format!("`{}`", node.name))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if indices.len() > SHOWN {
-        text.push_str(&format!(" and {} more", indices.len() - SHOWN));
-    }
-    text
-}
-
 /// `network.podCidrs` when written, else the `network` key it belongs under.
 fn pod_cidrs_key(context: &Context) -> crate::diagnostic::Location {
     if context.spec.network.pod_cidrs.is_some() {
@@ -1206,7 +1173,13 @@ fn check_predicted(context: &Context, found: &mut Vec<Diagnostic>) {
     if predicted.is_empty() {
         return;
     }
-    let names = node_names(plan, &predicted);
+    let names = listing(
+        predicted
+            .iter()
+            .filter_map(|index| plan.nodes.get(*index))
+            .map(|node| format!("`{}`", node.name)),
+        5,
+    );
     let files = route_files(routes);
     let any_live = plan
         .nodes

@@ -207,18 +207,18 @@ declare_rules! {
 pub fn check_api_version(document: &serde_json::Value) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     for (field, expected) in [("apiVersion", "hybridgen/v1"), ("kind", "Cluster")] {
-        if let Some(written) = document.get(field).and_then(|v| v.as_str()) {
-            if written != expected {
-                found.push(
-                    Diagnostic::new(
-                        &UNSUPPORTED_API_VERSION,
-                        value(format!("/{field}")),
-                        format!("`{field}: {written}` is not supported; this hybridgen reads `{field}: {expected}`"),
-                    )
-                    .label("unsupported")
-                    .help(format!("set `{field}: {expected}`")),
-                );
-            }
+        if let Some(written) = document.get(field).and_then(|v| v.as_str())
+            && written != expected
+        {
+            found.push(
+                Diagnostic::new(
+                    &UNSUPPORTED_API_VERSION,
+                    value(format!("/{field}")),
+                    format!("`{field}: {written}` is not supported; this hybridgen reads `{field}: {expected}`"),
+                )
+                .label("unsupported")
+                .help(format!("set `{field}: {expected}`")),
+            );
         }
     }
     found
@@ -259,14 +259,14 @@ fn check_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
         || named("/network/serviceCidr", "`serviceCidr`"),
         found,
     );
-    if spec.network.dns_service_ip.is_some() {
-        if let Some(dns) = &plan.dns_service_ip {
-            report_invalid(
-                dns,
-                || named("/network/dnsServiceIp", "`dnsServiceIp`"),
-                found,
-            );
-        }
+    if spec.network.dns_service_ip.is_some()
+        && let Some(dns) = &plan.dns_service_ip
+    {
+        report_invalid(
+            dns,
+            || named("/network/dnsServiceIp", "`dnsServiceIp`"),
+            found,
+        );
     }
     for (index, subnet) in plan.host_subnets.iter().enumerate() {
         let pointer = || {
@@ -293,14 +293,13 @@ fn check_addresses(context: &Context, found: &mut Vec<Diagnostic>) {
         .windows
         .as_ref()
         .and_then(|w| w.control_plane_address.as_ref())
+        && written
     {
-        if written {
-            report_invalid(
-                address,
-                || named("/windows/controlPlane/address", "control-plane address"),
-                found,
-            );
-        }
+        report_invalid(
+            address,
+            || named("/windows/controlPlane/address", "control-plane address"),
+            found,
+        );
     }
 }
 
@@ -439,7 +438,8 @@ fn label_suggestion(text: &str) -> String {
 
 fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
     let spec = context.spec;
-    let mut name_finding = |pointer: String, what: &str, name: &str| {
+    let name = &spec.metadata.name;
+    if !names::is_dns_label(name) {
         let suggestion = label_suggestion(name);
         let help = if suggestion.is_empty() {
             "use lower-case letters, digits and `-`, at most 63 characters".to_string()
@@ -451,18 +451,11 @@ fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
         found.push(
             Diagnostic::new(
                 &INVALID_NAME,
-                value(pointer),
-                format!("{what} `{name}` is not a DNS-1123 label"),
+                value("/metadata/name"),
+                format!("the cluster name `{name}` is not a DNS-1123 label"),
             )
             .label("not a DNS-1123 label")
             .help(help),
-        );
-    };
-    if !names::is_dns_label(&spec.metadata.name) {
-        name_finding(
-            "/metadata/name".into(),
-            "the cluster name",
-            &spec.metadata.name,
         );
     }
     for (index, node) in spec.nodes.iter().enumerate() {
@@ -506,18 +499,20 @@ fn check_names(context: &Context, found: &mut Vec<Diagnostic>) {
             );
         }
     }
-    if let Some(domain) = &spec.kubernetes.dns_domain {
-        if !names::is_dns_subdomain(domain) {
-            found.push(
-                Diagnostic::new(
-                    &INVALID_NAME,
-                    value("/kubernetes/dnsDomain"),
-                    format!("`dnsDomain` `{domain}` is not a DNS-1123 subdomain"),
-                )
-                .label("not a DNS-1123 subdomain")
-                .help("use lower-case labels joined by dots with no trailing dot, e.g. `cluster.local`"),
-            );
-        }
+    if let Some(domain) = &spec.kubernetes.dns_domain
+        && !names::is_dns_subdomain(domain)
+    {
+        found.push(
+            Diagnostic::new(
+                &INVALID_NAME,
+                value("/kubernetes/dnsDomain"),
+                format!("`dnsDomain` `{domain}` is not a DNS-1123 subdomain"),
+            )
+            .label("not a DNS-1123 subdomain")
+            .help(
+                "use lower-case labels joined by dots with no trailing dot, e.g. `cluster.local`",
+            ),
+        );
     }
 }
 
@@ -626,8 +621,7 @@ fn check_versions(context: &Context, found: &mut Vec<Diagnostic>) {
     {
         report_version(build, "/windows/build".into(), found);
     }
-    let containerd_written = spec.windows_containerd_written();
-    if let (true, Some(windows)) = (containerd_written, &plan.windows) {
+    if let (true, Some(windows)) = (spec.windows_containerd_written(), &plan.windows) {
         report_version(
             &windows.containerd_version,
             "/windows/containerd/version".into(),
@@ -635,12 +629,11 @@ fn check_versions(context: &Context, found: &mut Vec<Diagnostic>) {
         );
     }
     for node in &plan.nodes {
-        if let Some(windows) = &node.windows {
-            if let (Some(build), true) =
-                (&windows.build, windows.build_pointer.starts_with("/nodes/"))
-            {
-                report_version(build, windows.build_pointer.clone(), found);
-            }
+        if let Some(windows) = &node.windows
+            && let Some(build) = &windows.build
+            && windows.build_pointer.starts_with("/nodes/")
+        {
+            report_version(build, windows.build_pointer.clone(), found);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! spec plans with what kubectl captured, points at the spec field or node that disagrees, and
 //! quotes the live value with where it was read.
 
-use super::declare_rules;
+use super::{declare_rules, listing, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::live::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode, LivePod, Matching};
 use crate::plan::version::WindowsBuild;
@@ -287,20 +287,6 @@ fn matched<'a>(
                 context.cluster.nodes.get((*live)?)?,
             ))
         })
-}
-
-fn node_pointer(index: usize, field: &str) -> String {
-    super::node_pointer(index, field)
-}
-
-/// `a, b, c` and how many more.
-fn listing(names: impl Iterator<Item = String>, shown: usize) -> String {
-    let names: Vec<String> = names.collect();
-    let mut text = names[..names.len().min(shown)].join(", ");
-    if names.len() > shown {
-        text.push_str(&format!(" and {} more", names.len() - shown));
-    }
-    text
 }
 
 fn check_nodes_present(context: &LiveContext, found: &mut Vec<Diagnostic>) {
@@ -638,26 +624,24 @@ fn check_pod_addresses(
     for pod in &context.cluster.pods {
         pods_of.entry(pod.node.as_str()).or_default().push(pod);
     }
-    let mut by_node: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for (index, planned, live) in matched(context) {
         let Some(subnet) = subnets.get(&index) else {
             continue;
         };
-        for pod in pods_of.get(live.name.as_str()).into_iter().flatten() {
-            let outside = pod
-                .ip
-                .parse::<std::net::Ipv4Addr>()
-                .is_ok_and(|ip| !subnet.contains(&ip));
-            if outside {
-                by_node
-                    .entry(index)
-                    .or_default()
-                    .push(format!("{} at {} ({})", pod.label, pod.ip, pod.source));
-            }
-        }
-        let Some(pods) = by_node.get(&index) else {
+        let pods: Vec<String> = pods_of
+            .get(live.name.as_str())
+            .into_iter()
+            .flatten()
+            .filter(|pod| {
+                pod.ip
+                    .parse::<std::net::Ipv4Addr>()
+                    .is_ok_and(|ip| !subnet.contains(&ip))
+            })
+            .map(|pod| format!("{} at {} ({})", pod.label, pod.ip, pod.source))
+            .collect();
+        if pods.is_empty() {
             continue;
-        };
+        }
         found.push(
             Diagnostic::new(
                 &LIVE_POD_CIDR_MISMATCH,
@@ -719,18 +703,17 @@ fn check_windows_builds(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 ),
             );
         } else if let (Some(planned_revision), Some(revision)) = (build.revision, running.revision)
+            && revision < planned_revision
         {
-            if revision < planned_revision {
-                finding(
-                    format!(
-                        "node `{}` runs {said}, an older revision than the planned {build}",
-                        planned.name
-                    ),
-                    format!(
-                        "install the updates that bring it to revision {planned_revision}, or correct the planned build"
-                    ),
-                );
-            }
+            finding(
+                format!(
+                    "node `{}` runs {said}, an older revision than the planned {build}",
+                    planned.name
+                ),
+                format!(
+                    "install the updates that bring it to revision {planned_revision}, or correct the planned build"
+                ),
+            );
         }
         if running.build == 17763
             && vxlan
@@ -790,25 +773,25 @@ fn check_net_conf(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                     .help("apply the `kube-flannel.yml` hybridgen renders and restart the flannel pods"),
                 );
             };
-            if let (Some(network), Ok(cluster)) = (&net_conf.network, &plan.cluster_cidr) {
-                if network.value.parse::<Ipv4Net>().ok() != Some(*cluster) {
-                    mismatch(
-                        "/network/clusterCidr",
-                        "Network",
-                        format!("`{}` ({})", network.value, network.source),
-                        cluster.to_string(),
-                    );
-                }
+            if let (Some(network), Ok(cluster)) = (&net_conf.network, &plan.cluster_cidr)
+                && network.value.parse::<Ipv4Net>().ok() != Some(*cluster)
+            {
+                mismatch(
+                    "/network/clusterCidr",
+                    "Network",
+                    format!("`{}` ({})", network.value, network.source),
+                    cluster.to_string(),
+                );
             }
-            if let Some(kind) = &net_conf.backend_type {
-                if kind.value != flannel.backend.as_str() {
-                    mismatch(
-                        "/flannel/backend",
-                        "Backend.Type",
-                        format!("`{}` ({})", kind.value, kind.source),
-                        flannel.backend.as_str().into(),
-                    );
-                }
+            if let Some(kind) = &net_conf.backend_type
+                && kind.value != flannel.backend.as_str()
+            {
+                mismatch(
+                    "/flannel/backend",
+                    "Backend.Type",
+                    format!("`{}` ({})", kind.value, kind.source),
+                    flannel.backend.as_str().into(),
+                );
             }
             if flannel.backend == Backend::Vxlan {
                 // flannel's vxlan defaults: VNI 1, and the kernel's port 8472.
@@ -990,6 +973,17 @@ fn ipv4_range(text: &str) -> Option<Ipv4Net> {
     text.split(',').find_map(|part| part.trim().parse().ok())
 }
 
+/// A string field of a captured configuration, with where it was read.
+fn text<'a>(config: &'a Embedded, pointer: &str) -> Option<(&'a str, String)> {
+    match config.field(pointer)? {
+        Live {
+            value: Value::String(text),
+            source,
+        } => Some((text, source)),
+        _ => None,
+    }
+}
+
 /// A controller-manager argument from `extraArgs`: a map (kubeadm v1beta3) or a list of
 /// `{name, value}` (v1beta4).
 fn extra_arg<'a>(config: &'a Embedded, name: &str) -> Option<Live<&'a Value>> {
@@ -1023,55 +1017,56 @@ fn config_mismatch(pointer: &str, what: String, planned: String, help: &str) -> 
     .help(help.to_string())
 }
 
-fn config_unreadable(problem: &Live<String>) -> Diagnostic {
-    Diagnostic::new(
-        &LIVE_CLUSTER_CONFIG_MISMATCH,
-        key("/network"),
-        format!(
-            "the cluster's configuration cannot be read: {} ({})",
-            problem.value, problem.source
-        ),
-    )
-    .label("planned network")
-    .help("capture the ConfigMap again with `kubectl get configmap -o json`")
-}
-
 const KUBEADM_HELP: &str = "set the cluster up with the rendered `kubeadm/kubeadm-config.yaml`, or correct the spec to what it runs";
+
+/// A check of one captured configuration against the plan.
+type ConfigCheck = fn(&Plan, &Embedded, &mut Vec<Diagnostic>);
 
 fn check_cluster_config(context: &LiveContext, found: &mut Vec<Diagnostic>) {
     let cluster = context.cluster;
-    match &cluster.cluster_configuration {
-        Some(Ok(config)) => check_kubeadm(context.plan, config, found),
-        Some(Err(problem)) => found.push(config_unreadable(problem)),
-        None => check_node_args(context, found),
+    if cluster.cluster_configuration.is_none() {
+        check_node_args(context, found);
     }
-    match &cluster.kube_proxy {
-        Some(Ok(config)) => check_kube_proxy(context.plan, config, found),
-        Some(Err(problem)) => found.push(config_unreadable(problem)),
-        None => {}
-    }
-    match &cluster.kubelet {
-        Some(Ok(config)) => check_kubelet(context.plan, config, found),
-        Some(Err(problem)) => found.push(config_unreadable(problem)),
-        None => {}
+    let configs: [(_, ConfigCheck); 3] = [
+        (&cluster.cluster_configuration, check_kubeadm),
+        (&cluster.kube_proxy, check_kube_proxy),
+        (&cluster.kubelet, check_kubelet),
+    ];
+    for (config, check) in configs {
+        match config {
+            Some(Ok(config)) => check(context.plan, config, found),
+            Some(Err(problem)) => found.push(
+                Diagnostic::new(
+                    &LIVE_CLUSTER_CONFIG_MISMATCH,
+                    key("/network"),
+                    format!(
+                        "the cluster's configuration cannot be read: {} ({})",
+                        problem.value, problem.source
+                    ),
+                )
+                .label("planned network")
+                .help("capture the ConfigMap again with `kubectl get configmap -o json`"),
+            ),
+            None => {}
+        }
     }
 }
 
 fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
-    match config.field("/networking/podSubnet") {
-        Some(Live { value: Value::String(subnet), source }) => {
-            if let Ok(planned) = &plan.cluster_cidr {
-                if ipv4_range(subnet) != Some(*planned) {
-                    found.push(config_mismatch(
-                        "/network/clusterCidr",
-                        format!("kubeadm's pod subnet is `{subnet}` ({source})"),
-                        planned.to_string(),
-                        KUBEADM_HELP,
-                    ));
-                }
+    match text(config, "/networking/podSubnet") {
+        Some((subnet, source)) => {
+            if let Ok(planned) = &plan.cluster_cidr
+                && ipv4_range(subnet) != Some(*planned)
+            {
+                found.push(config_mismatch(
+                    "/network/clusterCidr",
+                    format!("kubeadm's pod subnet is `{subnet}` ({source})"),
+                    planned.to_string(),
+                    KUBEADM_HELP,
+                ));
             }
         }
-        _ => found.push(
+        None => found.push(
             Diagnostic::new(
                 &LIVE_CLUSTER_CONFIG_MISMATCH,
                 value("/network/clusterCidr"),
@@ -1085,38 +1080,27 @@ fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
             .help("set the cluster up with `networking.podSubnet` (the rendered `kubeadm/kubeadm-config.yaml` has it, or `kubeadm init --pod-network-cidr`)"),
         ),
     }
-    if let (
-        Some(Live {
-            value: Value::String(subnet),
-            source,
-        }),
-        Ok(planned),
-    ) = (
-        config.field("/networking/serviceSubnet"),
+    if let (Some((subnet, source)), Ok(planned)) = (
+        text(config, "/networking/serviceSubnet"),
         &plan.service_cidr,
-    ) {
-        if ipv4_range(subnet) != Some(*planned) {
-            found.push(config_mismatch(
-                "/network/serviceCidr",
-                format!("kubeadm's Service subnet is `{subnet}` ({source})"),
-                planned.to_string(),
-                KUBEADM_HELP,
-            ));
-        }
-    }
-    if let Some(Live {
-        value: Value::String(domain),
-        source,
-    }) = config.field("/networking/dnsDomain")
+    ) && ipv4_range(subnet) != Some(*planned)
     {
-        if *domain != plan.dns_domain {
-            found.push(config_mismatch(
-                "/kubernetes/dnsDomain",
-                format!("kubeadm's DNS domain is `{domain}` ({source})"),
-                plan.dns_domain.clone(),
-                KUBEADM_HELP,
-            ));
-        }
+        found.push(config_mismatch(
+            "/network/serviceCidr",
+            format!("kubeadm's Service subnet is `{subnet}` ({source})"),
+            planned.to_string(),
+            KUBEADM_HELP,
+        ));
+    }
+    if let Some((domain, source)) = text(config, "/networking/dnsDomain")
+        && domain != plan.dns_domain
+    {
+        found.push(config_mismatch(
+            "/kubernetes/dnsDomain",
+            format!("kubeadm's DNS domain is `{domain}` ({source})"),
+            plan.dns_domain.clone(),
+            KUBEADM_HELP,
+        ));
     }
     check_allocation(plan, config, found);
     let mask = extra_arg(config, "node-cidr-mask-size-ipv4")
@@ -1176,56 +1160,40 @@ fn check_allocation(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>)
 }
 
 fn check_kube_proxy(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
-    if let (
-        Some(Live {
-            value: Value::String(range),
-            source,
-        }),
-        Ok(planned),
-    ) = (config.field("/clusterCIDR"), &plan.cluster_cidr)
+    if let (Some((range, source)), Ok(planned)) = (text(config, "/clusterCIDR"), &plan.cluster_cidr)
+        && !range.is_empty()
+        && ipv4_range(range) != Some(*planned)
     {
-        if !range.is_empty() && ipv4_range(range) != Some(*planned) {
-            found.push(config_mismatch(
-                "/network/clusterCidr",
-                format!("kube-proxy's `clusterCIDR` is `{range}` ({source})"),
-                planned.to_string(),
-                "set kube-proxy's `clusterCIDR` to the pod network (kubeadm copies `networking.podSubnet`)",
-            ));
-        }
+        found.push(config_mismatch(
+            "/network/clusterCidr",
+            format!("kube-proxy's `clusterCIDR` is `{range}` ({source})"),
+            planned.to_string(),
+            "set kube-proxy's `clusterCIDR` to the pod network (kubeadm copies `networking.podSubnet`)",
+        ));
     }
 }
 
 fn check_kubelet(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
-    if let (
-        Some(Live {
-            value: Value::String(ip),
-            source,
-        }),
-        Some(Ok(planned)),
-    ) = (config.field("/clusterDNS/0"), &plan.dns_service_ip)
+    if let (Some((ip, source)), Some(Ok(planned))) =
+        (text(config, "/clusterDNS/0"), &plan.dns_service_ip)
+        && ip.parse::<std::net::Ipv4Addr>().ok() != Some(*planned)
     {
-        if ip.parse::<std::net::Ipv4Addr>().ok() != Some(*planned) {
-            found.push(config_mismatch(
-                "/network/dnsServiceIp",
-                format!("the kubelet's `clusterDNS` is `{ip}` ({source})"),
-                planned.to_string(),
-                "set the kubelet's `clusterDNS` to the planned DNS address (kubeadm uses the 10th address of the Service subnet)",
-            ));
-        }
+        found.push(config_mismatch(
+            "/network/dnsServiceIp",
+            format!("the kubelet's `clusterDNS` is `{ip}` ({source})"),
+            planned.to_string(),
+            "set the kubelet's `clusterDNS` to the planned DNS address (kubeadm uses the 10th address of the Service subnet)",
+        ));
     }
-    if let Some(Live {
-        value: Value::String(domain),
-        source,
-    }) = config.field("/clusterDomain")
+    if let Some((domain, source)) = text(config, "/clusterDomain")
+        && domain != plan.dns_domain
     {
-        if *domain != plan.dns_domain {
-            found.push(config_mismatch(
-                "/kubernetes/dnsDomain",
-                format!("the kubelet's `clusterDomain` is `{domain}` ({source})"),
-                plan.dns_domain.clone(),
-                KUBEADM_HELP,
-            ));
-        }
+        found.push(config_mismatch(
+            "/kubernetes/dnsDomain",
+            format!("the kubelet's `clusterDomain` is `{domain}` ({source})"),
+            plan.dns_domain.clone(),
+            KUBEADM_HELP,
+        ));
     }
 }
 
@@ -1288,13 +1256,7 @@ fn check_node_args(context: &LiveContext, found: &mut Vec<Diagnostic>) {
         let (Some(live), Some(planned)) = (flag(name), planned) else {
             continue;
         };
-        let first = live
-            .split(',')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        if first != planned {
+        if live.split(',').next().unwrap_or_default().trim() != planned {
             found.push(
                 Diagnostic::new(
                     &LIVE_CLUSTER_CONFIG_MISMATCH,

@@ -101,20 +101,15 @@ pub fn find(code_or_name: &str) -> Option<&'static Rule> {
 pub fn run(spec: &Spec, plan: &Plan) -> Vec<Diagnostic> {
     let context = Context { spec, plan };
     let mut found = Vec::new();
-    for check in plan_checks() {
-        check(&context, &mut found);
-    }
-    found
-}
-
-/// The plan's checks, in the order their findings are listed.
-fn plan_checks() -> Vec<Check> {
-    PLAN_FAMILIES
+    for check in PLAN_FAMILIES
         .iter()
         .copied()
         .flatten()
         .filter_map(|registered| registered.check)
-        .collect()
+    {
+        check(&context, &mut found);
+    }
+    found
 }
 
 pub fn run_live(context: &live::LiveContext) -> Vec<Diagnostic> {
@@ -134,6 +129,21 @@ pub(crate) fn node_pointer(index: usize, field: &str) -> String {
     } else {
         format!("/nodes/{index}/{field}")
     }
+}
+
+/// Whether the spec's `windows` section writes the field `field` reads.
+pub(crate) fn windows_written(spec: &Spec, field: fn(&crate::spec::Windows) -> bool) -> bool {
+    spec.windows.as_ref().is_some_and(field)
+}
+
+/// `a, b, c` and how many more.
+pub(crate) fn listing(names: impl Iterator<Item = String>, shown: usize) -> String {
+    let names: Vec<String> = names.collect();
+    let mut text = names[..names.len().min(shown)].join(", ");
+    if names.len() > shown {
+        text.push_str(&format!(" and {} more", names.len() - shown));
+    }
+    text
 }
 
 #[cfg(test)]

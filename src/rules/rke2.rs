@@ -2,7 +2,7 @@
 //! RKE2 configuration keys RKE2 or Rancher would drop, the Rancher settings, settings a
 //! distribution does not read, and RKE1's end of life.
 
-use super::{Context, declare_rules, node_pointer};
+use super::{Context, declare_rules, node_pointer, windows_written};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::escape;
 use crate::load::escape_pointer_token;
@@ -10,7 +10,7 @@ use crate::plan::address;
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::kubernetes::Known;
 use crate::plan::releases::rke2::{self as rke2_releases, WindowsFlannel};
-use crate::plan::rke2::{DEFAULT_RANCHER_VERSION, Rke2Plan};
+use crate::plan::rke2::DEFAULT_RANCHER_VERSION;
 use crate::plan::rke2_keys::{self, RancherPasses, Scope};
 use crate::plan::version::Release;
 use crate::plan::{WINDOWS_VXLAN_PORT, WINDOWS_VXLAN_VNI};
@@ -300,7 +300,10 @@ fn check_server_address(context: &Context, found: &mut Vec<Diagnostic>) {
 const RANCHER_ETCD_TAINT: &str = "node-role.kubernetes.io/etcd=true:NoExecute";
 
 fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(bundled) = rke2_of(context)
+    let Some(bundled) = context
+        .plan
+        .rke2
+        .as_ref()
         .and_then(|rke2| rke2.release.as_ref().ok())
         .and_then(|release| release.flannel())
     else {
@@ -370,12 +373,22 @@ fn check_rancher_etcd_taint(
     );
 }
 
-fn rke2_of<'a>(context: &'a Context) -> Option<&'a Rke2Plan> {
-    context.plan.rke2.as_ref()
+fn kubernetes_minor(context: &Context) -> u32 {
+    context
+        .plan
+        .kubernetes_version
+        .as_ref()
+        .map_or(0, |release| release.minor)
+}
+
+/// The `rancher` section, when the distribution is RKE2 (elsewhere HG604 reports it ignored).
+fn rancher_on_rke2<'a>(context: &'a Context) -> Option<&'a crate::spec::Rancher> {
+    let rke2 = context.spec.distribution() == Distribution::Rke2;
+    context.spec.rancher.as_ref().filter(|_| rke2)
 }
 
 fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(rke2) = rke2_of(context) else {
+    let Some(rke2) = context.plan.rke2.as_ref() else {
         return;
     };
     let written = &context.spec.kubernetes.version;
@@ -392,11 +405,7 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
             .help(error.help.clone()),
         ),
         Ok(release) if release.flannel().is_none() => {
-            let minor = context
-                .plan
-                .kubernetes_version
-                .as_ref()
-                .map_or(0, |release| release.minor);
+            let minor = kubernetes_minor(context);
             // With Windows nodes, the first release whose Windows flannel works (HG602).
             let first = if context.plan.has_windows() {
                 rke2_releases::first_supported_on_windows(minor)
@@ -483,14 +492,14 @@ fn check_release(context: &Context, found: &mut Vec<Diagnostic>) {
 
 /// The published release of the written one's minor nearest to it.
 fn nearest(context: &Context) -> Option<String> {
-    let release = rke2_of(context)?.release.as_ref().ok()?;
+    let release = context.plan.rke2.as_ref()?.release.as_ref().ok()?;
     let version = context.plan.kubernetes_version.as_ref().ok()?;
     let revision = release.tag.rsplit_once("+rke2r")?.1.parse().ok()?;
     rke2_releases::nearest_of_minor(*version, revision)
 }
 
 fn check_windows_release(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(rke2) = rke2_of(context) else {
+    let Some(rke2) = context.plan.rke2.as_ref() else {
         return;
     };
     let Some(bundled) = rke2
@@ -505,13 +514,8 @@ fn check_windows_release(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     }
     let tag = rke2.tag().unwrap_or_default();
-    let minor = context
-        .plan
-        .kubernetes_version
-        .as_ref()
-        .map_or(0, |release| release.minor);
-    let fixed =
-        rke2_releases::first_supported_on_windows(minor).unwrap_or_else(rke2_releases::newest);
+    let fixed = rke2_releases::first_supported_on_windows(kubernetes_minor(context))
+        .unwrap_or_else(rke2_releases::newest);
     let diagnostic = match bundled.windows() {
         WindowsFlannel::Supported => return,
         WindowsFlannel::Broken => Diagnostic::new(
@@ -611,10 +615,6 @@ struct Ignored {
 const NOT_RKE2: &[Distribution] = &[Distribution::Kubeadm, Distribution::Rke];
 const RKE2: &[Distribution] = &[Distribution::Rke2];
 const NOT_KUBEADM: &[Distribution] = &[Distribution::Rke2, Distribution::Rke];
-
-fn windows_written(spec: &Spec, field: fn(&crate::spec::Windows) -> bool) -> bool {
-    spec.windows.as_ref().is_some_and(field)
-}
 
 static IGNORED: &[Ignored] = &[
     Ignored {
@@ -769,7 +769,7 @@ fn ignored_setting(
 }
 
 fn check_windows_builds(context: &Context, found: &mut Vec<Diagnostic>) {
-    if rke2_of(context).is_none() {
+    if context.plan.rke2.as_ref().is_none() {
         return;
     }
     // docs.rke2.io "Requirements": Windows Server 2019 LTSC and 2022 LTSC.
@@ -1014,12 +1014,9 @@ fn check_rancher_keys(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_rancher_url(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(rancher) = &context.spec.rancher else {
+    let Some(rancher) = rancher_on_rke2(context) else {
         return;
     };
-    if context.spec.distribution() != Distribution::Rke2 {
-        return;
-    }
     let url = rancher.url.as_str();
     let (rest, plain_http) = match (url.strip_prefix("https://"), url.strip_prefix("http://")) {
         (Some(rest), _) => (rest, false),
@@ -1053,12 +1050,9 @@ fn check_rancher_url(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_rancher(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(rancher) = &context.spec.rancher else {
+    let Some(rancher) = rancher_on_rke2(context) else {
         return;
     };
-    if context.spec.distribution() != Distribution::Rke2 {
-        return;
-    }
     let url = rancher.url.as_str();
     let host = url
         .strip_prefix("https://")
@@ -1080,7 +1074,12 @@ fn check_rancher(context: &Context, found: &mut Vec<Diagnostic>) {
             .help("write Rancher's server URL, e.g. `https://rancher.example.com`"),
         );
     }
-    let Some(plan) = rke2_of(context).and_then(|rke2| rke2.rancher.as_ref()) else {
+    let Some(plan) = context
+        .plan
+        .rke2
+        .as_ref()
+        .and_then(|rke2| rke2.rancher.as_ref())
+    else {
         return;
     };
     let version = match &plan.version {

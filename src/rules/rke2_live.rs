@@ -244,15 +244,15 @@ fn check_flannel_values(context: &LiveContext, found: &mut Vec<Diagnostic>) {
             |values| format!("{why} ({})", values.object),
         )
     };
-    if let Some(live) = field("backend") {
-        if live.value.as_str() != Some(plan.flannel.backend.as_str()) {
-            mismatch(
-                "/flannel/backend",
-                "backend",
-                format!("{} ({})", live.value, live.source),
-                plan.flannel.backend.as_str().into(),
-            );
-        }
+    if let Some(live) = field("backend")
+        && live.value.as_str() != Some(plan.flannel.backend.as_str())
+    {
+        mismatch(
+            "/flannel/backend",
+            "backend",
+            format!("{} ({})", live.value, live.source),
+            plan.flannel.backend.as_str().into(),
+        );
     }
     let vni = number("vni").unwrap_or_else(|| {
         (

@@ -339,23 +339,21 @@ fn check_api_address(context: &Context, found: &mut Vec<Diagnostic>) {
     let Some(Ok(address)) = windows.control_plane_address.as_ref() else {
         return;
     };
-    let serves = |node: &crate::plan::NodePlan| {
-        node.os == Os::Linux && node.roles.contains(&Role::Controlplane)
-    };
     let holder = plan
         .nodes
         .iter()
-        .position(|node| node.address.as_ref().ok() == Some(address));
+        .enumerate()
+        .find(|(_, node)| node.address.as_ref().ok() == Some(address));
     let pointer = value("/windows/controlPlane/address");
     match holder {
-        Some(index) if serves(&plan.nodes[index]) => {}
-        Some(index) => found.push(
+        Some((_, node)) if node.os == Os::Linux && node.roles.contains(&Role::Controlplane) => {}
+        Some((index, node)) => found.push(
             Diagnostic::new(
                 &API_ADDRESS_UNSERVED,
                 pointer,
                 format!(
                     "`windows.controlPlane.address` {written} is node `{}`, which runs no API server: Windows joins and flanneld would reach nothing there",
-                    plan.nodes[index].name
+                    node.name
                 ),
             )
             .label("no API server here")
