@@ -4,7 +4,7 @@
 //! it, which the skew policy ([`crate::plan::releases::skew`]) is checked against.
 
 use super::membership::Groups;
-use super::{Action, Component, Paths, Step, VersionState};
+use super::{Action, Component, Paths, Step, VersionState, drain};
 use crate::diagnostic::{Diagnostic, Rule, value};
 use crate::plan::WindowsSetup;
 use crate::plan::distribution::Distribution;
@@ -52,20 +52,14 @@ pub fn steps(
     paths: &Paths,
 ) -> (Vec<Step>, Vec<Diagnostic>) {
     let mut findings = Vec::new();
-    let stages = match stages(context) {
-        Ok(stages) => stages,
-        Err(finding) => {
-            findings.push(*finding);
-            Vec::new()
-        }
-    };
-    let hops = match containerd_hops(context, groups) {
-        Ok(hops) => hops,
-        Err(finding) => {
-            findings.push(*finding);
-            VecDeque::new()
-        }
-    };
+    let stages = stages(context).unwrap_or_else(|finding| {
+        findings.push(*finding);
+        Vec::new()
+    });
+    let hops = containerd_hops(context, groups).unwrap_or_else(|finding| {
+        findings.push(*finding);
+        VecDeque::new()
+    });
     let Ok(&old_version) = context.old.plan.kubernetes_version.as_ref() else {
         return (Vec::new(), findings);
     };
@@ -192,13 +186,12 @@ fn rke2_intermediate(context: &ChangeContext, minor: u32) -> Result<Stage, Box<D
             ),
         )
     };
-    let Some(tag) = rke2::newest_of_minor(minor) else {
+    let Some((patch, revision)) = rke2::newest_in_minor(minor) else {
         return Err(unavailable(format!(
             "no RKE2 release of Kubernetes 1.{minor} is in hybridgen's table, and RKE2 upgrades one minor at a time"
         )));
     };
-    let (release, revision) =
-        parse_rke2_tag(&tag).ok_or_else(|| unavailable(format!("`{tag}` is no RKE2 release")))?;
+    let release = Release::new(1, minor, patch);
     let resolved = rke2::resolve(release, revision);
     let windows_vxlan =
         context.new.plan.has_windows() && context.new.plan.flannel.backend == Backend::Vxlan;
@@ -208,21 +201,15 @@ fn rke2_intermediate(context: &ChangeContext, minor: u32) -> Result<Stage, Box<D
             advisories::flannel(bundled.windows_flanneld, Scope::WindowsVxlan).next()
     {
         return Err(unavailable(format!(
-            "RKE2 {tag}, the release of 1.{minor} to pass through, bundles Windows flanneld v{}: {} ({})",
-            bundled.windows_flanneld, advisory.effect, advisory.reference
+            "RKE2 {}, the release of 1.{minor} to pass through, bundles Windows flanneld v{}: {} ({})",
+            resolved.tag, bundled.windows_flanneld, advisory.effect, advisory.reference
         )));
     }
     Ok(Stage {
         release,
-        tag,
+        tag: resolved.tag,
         last: false,
     })
-}
-
-/// `v1.34.5+rke2r1` as the Kubernetes release and the RKE2 revision.
-pub(crate) fn parse_rke2_tag(tag: &str) -> Option<(Release, u32)> {
-    let (release, revision) = tag.split_once("+rke2r")?;
-    Some((Release::parse(release)?, revision.parse().ok()?))
 }
 
 fn initial_state(context: &ChangeContext, groups: &Groups, version: Release) -> VersionState {
@@ -307,14 +294,6 @@ fn containerd_hops(
 }
 
 impl Upgrade<'_> {
-    fn windows_kubelet(&self) -> Option<Release> {
-        self.state
-            .running
-            .iter()
-            .find(|running| running.component == Component::Kubelet && running.group == WINDOWS)
-            .map(|running| running.version)
-    }
-
     fn distribution(&self) -> Distribution {
         self.context.new.plan.distribution.distribution
     }
@@ -323,22 +302,20 @@ impl Upgrade<'_> {
         if stage.last {
             self.paths.out.clone()
         } else {
-            format!(
-                "{}-1.{}",
-                self.paths.out.trim_end_matches('/'),
-                stage.release.minor
-            )
+            self.out_of(stage.release.minor)
         }
+    }
+
+    /// The folder a copy of the spec at a minor is rendered into.
+    fn out_of(&self, minor: u32) -> String {
+        format!("{}-1.{minor}", self.paths.out.trim_end_matches('/'))
     }
 
     /// How the files of a stage are rendered: the spec as written for the last, a copy with the
     /// stage's version for the others.
     fn render(&self, stage: &Stage) -> String {
         if stage.last {
-            format!(
-                "hybridgen render {} --out {}",
-                self.paths.spec, self.paths.out
-            )
+            self.paths.render()
         } else {
             format!(
                 "render a copy of {} with `kubernetes.version: \"{}\"` into {}",
@@ -357,11 +334,6 @@ impl Upgrade<'_> {
         }
     }
 
-    fn push(&mut self, step: Step) {
-        let step = step.versions(&self.state);
-        self.steps.push(step);
-    }
-
     /// A step of a stage: one rendered from a copy of the spec at an intermediate release
     /// applies none of the files the spec itself renders.
     fn push_stage(&mut self, stage: &Stage, step: Step) {
@@ -370,8 +342,7 @@ impl Upgrade<'_> {
         } else {
             step.without_files()
         };
-        let step = step.versions(&self.state);
-        self.steps.push(step);
+        self.steps.push(step.versions(&self.state));
     }
 
     /// One kubeadm minor: control plane, Windows kube-proxy, Linux workers, the containerd the
@@ -418,12 +389,7 @@ impl Upgrade<'_> {
         self.state.set(Component::Kubelet, CONTROL_PLANE, release);
         // `kubeadm upgrade apply` moves the kube-proxy DaemonSet of the Linux nodes.
         for group in [CONTROL_PLANE, LINUX_WORKERS] {
-            if self
-                .state
-                .running
-                .iter()
-                .any(|running| running.component == Component::KubeProxy && running.group == group)
-            {
+            if self.state.get(Component::KubeProxy, group).is_some() {
                 self.state.set(Component::KubeProxy, group, release);
             }
         }
@@ -496,20 +462,14 @@ impl Upgrade<'_> {
             self.hops.is_empty(),
             self.state.of(Component::Containerd).next(),
         ) {
-            out = format!(
-                "{}-1.{}",
-                self.paths.out.trim_end_matches('/'),
-                release.minor
-            );
+            out = self.out_of(release.minor);
             step = step.without_files().command(format!(
                 "render a copy of {} with `windows.containerd.version: \"{containerd}\"` into {out}",
                 self.paths.spec
             ));
         }
         for node in &windows {
-            step = step.command(format!(
-                "kubectl drain {node} --ignore-daemonsets --delete-emptydir-data"
-            ));
+            step = step.command(drain(node));
             step = step.command(if host_process {
                 format!("on `{node}`: copy {out}/windows/{node}/ to the node and run `powershell -File join.ps1` again (it installs the {release} kubelet and restarts it)")
             } else {
@@ -576,9 +536,7 @@ impl Upgrade<'_> {
             )
             .nodes(&windows);
             for node in &windows {
-                step = step.command(format!(
-                    "kubectl drain {node} --ignore-daemonsets --delete-emptydir-data"
-                ));
+                step = step.command(drain(node));
                 step = step.command(format!(
                     "on `{node}`: $env:INSTALL_RKE2_VERSION = \"{tag}\"; Invoke-WebRequest -Uri https://raw.githubusercontent.com/rancher/rke2/master/install.ps1 -OutFile install.ps1; ./install.ps1; Restart-Service rke2"
                 ));
@@ -665,7 +623,7 @@ impl Upgrade<'_> {
         .nodes(&windows);
         // join.ps1 installs the kubelet of the render too: a containerd step renders the version
         // the Windows kubelets run now, so that it moves containerd alone.
-        let kubelet = self.windows_kubelet();
+        let kubelet = self.state.get(Component::Kubelet, WINDOWS);
         let final_render = windows_containerd(self.context.new.plan) == Some(to)
             && kubelet
                 == self
@@ -677,10 +635,7 @@ impl Upgrade<'_> {
                     .ok()
                     .copied();
         step = if final_render {
-            step.command(format!(
-                "hybridgen render {} --out {}",
-                self.paths.spec, self.paths.out
-            ))
+            step.command(self.paths.render())
         } else {
             step.without_files().command(format!(
                 "render a copy of {} with `kubernetes.version: \"{}\"` and `windows.containerd.version: \"{to}\"` into {}-containerd-{to}",
@@ -692,9 +647,7 @@ impl Upgrade<'_> {
         let crosses_line =
             from.is_some_and(|from| (from.major, from.minor) != (to.major, to.minor));
         for node in &windows {
-            step = step.command(format!(
-                "kubectl drain {node} --ignore-daemonsets --delete-emptydir-data"
-            ));
+            step = step.command(drain(node));
             if crosses_line {
                 step = step.command(format!(
                     "on `{node}`: `ctr deprecations list` shows what {} no longer reads",
@@ -706,7 +659,7 @@ impl Upgrade<'_> {
             ));
         }
         self.state.set(Component::Containerd, WINDOWS, to);
-        self.push(step);
+        self.steps.push(step.versions(&self.state));
     }
 }
 

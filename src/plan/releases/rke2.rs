@@ -371,12 +371,8 @@ pub fn resolve(release: Release, revision: u32) -> Resolved {
     let known = row.is_some_and(|row| {
         row.minor == release.minor && row.from <= position && position <= row.to
     });
-    let newest_of_minor = RELEASES
-        .iter()
-        .filter(|row| row.minor == release.minor)
-        .map(|row| row.to)
-        .max();
-    let after_table = release.major == 1 && newest_of_minor.is_none_or(|to| position > to);
+    let after_table =
+        release.major == 1 && newest_in_minor(release.minor).is_none_or(|to| position > to);
     Resolved {
         row,
         tag,
@@ -395,16 +391,26 @@ pub fn first_supported_on_windows(minor: u32) -> Option<String> {
                     .flannel
                     .is_some_and(|flannel| flannel.windows() == WindowsFlannel::Supported)
         })
-        .map(|row| format!("v1.{minor}.{}+rke2r{}", row.from.0, row.from.1))
+        .map(|row| tag(minor, row.from))
+}
+
+/// `v1.<minor>.<patch>+rke2r<revision>`.
+fn tag(minor: u32, (patch, revision): (u32, u32)) -> String {
+    format!("v1.{minor}.{patch}+rke2r{revision}")
+}
+
+/// The newest release of a minor the table holds, as `(patch, revision)`.
+pub fn newest_in_minor(minor: u32) -> Option<(u32, u32)> {
+    RELEASES
+        .iter()
+        .filter(|row| row.minor == minor)
+        .map(|row| row.to)
+        .max()
 }
 
 /// The newest Kubernetes patch of a minor RKE2 released (its tags follow Kubernetes' patches).
 pub fn newest_kubernetes_patch(minor: u32) -> Option<u32> {
-    RELEASES
-        .iter()
-        .filter(|row| row.minor == minor)
-        .map(|row| row.to.0)
-        .max()
+    newest_in_minor(minor).map(|(patch, _)| patch)
 }
 
 /// The first release of a minor with `cni: flannel`, if any.
@@ -412,17 +418,12 @@ pub fn first_with_flannel(minor: u32) -> Option<String> {
     RELEASES
         .iter()
         .find(|row| row.minor == minor && row.flannel.is_some())
-        .map(|row| format!("v1.{minor}.{}+rke2r{}", row.from.0, row.from.1))
+        .map(|row| tag(minor, row.from))
 }
 
 /// The newest release of a minor the table holds, `v1.<minor>.<patch>+rke2r<revision>`.
 pub fn newest_of_minor(minor: u32) -> Option<String> {
-    RELEASES
-        .iter()
-        .filter(|row| row.minor == minor)
-        .map(|row| row.to)
-        .max()
-        .map(|(patch, revision)| format!("v1.{minor}.{patch}+rke2r{revision}"))
+    newest_in_minor(minor).map(|newest| tag(minor, newest))
 }
 
 /// The release of the same minor nearest to `v<release>+rke2r<revision>` that the table knows
@@ -435,14 +436,14 @@ pub fn nearest_of_minor(release: Release, revision: u32) -> Option<String> {
         .filter(|row| release.major == 1 && row.minor == release.minor)
         .flat_map(|row| [row.from, row.to])
         .min_by_key(|&(patch, rev)| (patch.abs_diff(wanted.0), rev.abs_diff(wanted.1)))
-        .map(|(patch, rev)| format!("v1.{}.{patch}+rke2r{rev}", release.minor))
+        .map(|published| tag(release.minor, published))
 }
 
 /// The newest release of the table.
 pub fn newest() -> String {
-    RELEASES.last().map_or_else(String::new, |row| {
-        format!("v1.{}.{}+rke2r{}", row.minor, row.to.0, row.to.1)
-    })
+    RELEASES
+        .last()
+        .map_or_else(String::new, |row| tag(row.minor, row.to))
 }
 
 #[cfg(test)]
