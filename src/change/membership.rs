@@ -1,7 +1,7 @@
 //! Which nodes stay and are upgraded, which leave before the upgrade and which join after it;
 //! and the steps that move flannel and Windows updates on the nodes that stay.
 
-use super::{Action, Paths, Step, drain};
+use super::{Action, Paths, Step, drain, drained};
 use crate::diagnostic::{Diagnostic, Rule};
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::windows;
@@ -431,9 +431,7 @@ pub fn windows_update_steps(context: &ChangeContext, membership: &Membership) ->
                     WINDOWS_UPDATES,
                 )
                 .nodes(std::slice::from_ref(&node.name))
-                .command(drain(&node.name))
-                .command("install the cumulative update (Windows Update or `wusa.exe`), then `Restart-Computer`")
-                .command(format!("kubectl uncordon {}", node.name))
+                .commands(drained(&node.name, "install the cumulative update (Windows Update or `wusa.exe`), then `Restart-Computer`".into()))
             })
         })
         .collect()

@@ -244,6 +244,11 @@ pub(crate) fn drain(node: &str) -> String {
     format!("kubectl drain {node} --ignore-daemonsets --delete-emptydir-data")
 }
 
+/// `work` on a node, between draining it and letting pods back onto it.
+pub(crate) fn drained(node: &str, work: String) -> Vec<String> {
+    vec![drain(node), work, format!("kubectl uncordon {node}")]
+}
+
 /// The change plan: findings on the new spec, the ordered steps, and what the render changes.
 #[derive(Debug)]
 pub struct ChangePlan {

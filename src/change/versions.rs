@@ -4,7 +4,7 @@
 //! it, which the skew policy ([`crate::plan::releases::skew`]) is checked against.
 
 use super::membership::Groups;
-use super::{Action, Component, Paths, Step, VersionState, drain};
+use super::{Action, Component, Paths, Step, VersionState, drain, drained};
 use crate::diagnostic::{Diagnostic, Rule, value};
 use crate::plan::WindowsSetup;
 use crate::plan::distribution::Distribution;
@@ -124,21 +124,12 @@ fn stages(context: &ChangeContext) -> Result<Vec<Stage>, Box<Diagnostic>> {
             ));
         }
     }
-    if old.minor == new.minor {
-        return Ok(if old == new {
-            Vec::new()
-        } else {
-            vec![last_stage(context, new)]
-        });
+    if old == new {
+        return Ok(Vec::new());
     }
-    ((old.minor + 1)..=new.minor)
-        .map(|minor| {
-            if minor == new.minor {
-                Ok(last_stage(context, new))
-            } else {
-                intermediate(context, minor)
-            }
-        })
+    (old.minor + 1..new.minor)
+        .map(|minor| intermediate(context, minor))
+        .chain([Ok(last_stage(context, new))])
         .collect()
 }
 
@@ -469,13 +460,11 @@ impl Upgrade<'_> {
             ));
         }
         for node in &windows {
-            step = step.command(drain(node));
-            step = step.command(if host_process {
+            step = step.commands(drained(node, if host_process {
                 format!("on `{node}`: copy {out}/windows/{node}/ to the node and run `powershell -File join.ps1` again (it installs the {release} kubelet and restarts it)")
             } else {
                 format!("on `{node}`: run KubeCluster.ps1 again with the {release} configuration")
-            });
-            step = step.command(format!("kubectl uncordon {node}"));
+            }));
         }
         self.state.set(Component::Kubelet, WINDOWS, release);
         if !host_process {
@@ -485,39 +474,41 @@ impl Upgrade<'_> {
     }
 
     fn rke2_stage(&mut self, stage: &Stage) {
-        let tag = &stage.tag;
-        let release = stage.release;
+        let (tag, release) = (&stage.tag, stage.release);
         let groups = [
-            (
-                CONTROL_PLANE,
-                self.groups.control_plane.clone(),
-                "servers",
-                "rke2-server",
-                "",
-            ),
+            (CONTROL_PLANE, self.groups.control_plane.clone(), "servers"),
             (
                 LINUX_WORKERS,
                 self.groups.linux_workers.clone(),
                 "Linux agents",
-                "rke2-agent",
-                " INSTALL_RKE2_TYPE=agent",
             ),
+            (WINDOWS, self.groups.windows.clone(), "Windows agents"),
         ];
-        for (group, nodes, title, service, kind) in groups {
+        for (group, nodes, title) in groups {
             if nodes.is_empty() {
                 continue;
             }
+            let install = |node: &String| match group {
+                CONTROL_PLANE => vec![format!(
+                    "on `{node}`: curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={tag} sh - && systemctl restart rke2-server"
+                )],
+                LINUX_WORKERS => vec![format!(
+                    "on `{node}`: curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={tag} INSTALL_RKE2_TYPE=agent sh - && systemctl restart rke2-agent"
+                )],
+                _ => drained(
+                    node,
+                    format!(
+                        "on `{node}`: $env:INSTALL_RKE2_VERSION = \"{tag}\"; Invoke-WebRequest -Uri https://raw.githubusercontent.com/rancher/rke2/master/install.ps1 -OutFile install.ps1; ./install.ps1; Restart-Service rke2"
+                    ),
+                ),
+            };
             let mut step = Step::new(
                 format!("RKE2 {title} to {tag}, one at a time"),
                 Action::InPlace,
                 skew::RKE2_UPGRADE,
             )
-            .nodes(&nodes);
-            for node in &nodes {
-                step = step.command(format!(
-                    "on `{node}`: curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={tag}{kind} sh - && systemctl restart {service}"
-                ));
-            }
+            .nodes(&nodes)
+            .commands(nodes.iter().flat_map(install));
             if group == CONTROL_PLANE {
                 self.state.set(Component::ApiServer, CONTROL_PLANE, release);
                 step = step.topics(&["rke2/manifests/"]);
@@ -525,25 +516,6 @@ impl Upgrade<'_> {
             // RKE2 runs kube-proxy as a static pod beside each node's kubelet.
             self.state.set(Component::Kubelet, group, release);
             self.state.set(Component::KubeProxy, group, release);
-            self.push_stage(stage, step);
-        }
-        let windows = self.groups.windows.clone();
-        if !windows.is_empty() {
-            let mut step = Step::new(
-                format!("RKE2 Windows agents to {tag}, one at a time"),
-                Action::InPlace,
-                skew::RKE2_UPGRADE,
-            )
-            .nodes(&windows);
-            for node in &windows {
-                step = step.command(drain(node));
-                step = step.command(format!(
-                    "on `{node}`: $env:INSTALL_RKE2_VERSION = \"{tag}\"; Invoke-WebRequest -Uri https://raw.githubusercontent.com/rancher/rke2/master/install.ps1 -OutFile install.ps1; ./install.ps1; Restart-Service rke2"
-                ));
-                step = step.command(format!("kubectl uncordon {node}"));
-            }
-            self.state.set(Component::Kubelet, WINDOWS, release);
-            self.state.set(Component::KubeProxy, WINDOWS, release);
             self.push_stage(stage, step);
         }
     }
