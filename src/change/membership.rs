@@ -40,7 +40,8 @@ struct Move {
 pub struct Membership {
     leaving: Vec<Move>,
     joining: Vec<Move>,
-    upgraded: Groups,
+    /// The staying nodes the version steps move.
+    pub(crate) upgraded: Groups,
 }
 
 fn has(findings: &[Diagnostic], rule: &Rule) -> bool {
@@ -78,11 +79,6 @@ impl Membership {
         membership
     }
 
-    /// The staying nodes the version steps move.
-    pub fn upgraded(&self) -> Groups {
-        self.upgraded.clone()
-    }
-
     /// Each leaving node drained and deleted, before any upgrade: a node that stayed behind would
     /// fall out of the skew policy.
     pub fn leave_steps(&self) -> Vec<Step> {
@@ -94,11 +90,7 @@ impl Membership {
                         "take `{}` out of the cluster ({}) first",
                         node.name, node.reason
                     ),
-                    if node.action == Action::Join {
-                        Action::Remove
-                    } else {
-                        node.action
-                    },
+                    node.action,
                     node.source,
                 )
                 .nodes(std::slice::from_ref(&node.name))

@@ -45,32 +45,28 @@ pub enum Action {
 }
 
 impl Action {
+    /// The words reports show, and the stable name machine formats carry.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Action::NoAction => ("no action", "no-action"),
+            Action::Rerender => ("re-render and apply", "rerender"),
+            Action::InPlace => ("in place on the node", "in-place"),
+            Action::DrainRejoin => ("drain and rejoin", "drain-rejoin"),
+            Action::Remove => ("drain and remove", "remove"),
+            Action::Join => ("join", "join"),
+            Action::ReplaceNode => ("replace the node", "replace-node"),
+            Action::RebuildCluster => ("rebuild the cluster", "rebuild-cluster"),
+        }
+    }
+
     /// The words reports show.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Action::NoAction => "no action",
-            Action::Rerender => "re-render and apply",
-            Action::InPlace => "in place on the node",
-            Action::DrainRejoin => "drain and rejoin",
-            Action::Remove => "drain and remove",
-            Action::Join => "join",
-            Action::ReplaceNode => "replace the node",
-            Action::RebuildCluster => "rebuild the cluster",
-        }
+        self.names().0
     }
 
     /// The stable name machine formats carry.
     pub fn key(self) -> &'static str {
-        match self {
-            Action::NoAction => "no-action",
-            Action::Rerender => "rerender",
-            Action::InPlace => "in-place",
-            Action::DrainRejoin => "drain-rejoin",
-            Action::Remove => "remove",
-            Action::Join => "join",
-            Action::ReplaceNode => "replace-node",
-            Action::RebuildCluster => "rebuild-cluster",
-        }
+        self.names().1
     }
 }
 
@@ -362,7 +358,7 @@ fn in_place(
 ) -> Result<(Vec<Step>, Vec<Step>), Box<Step>> {
     let membership = membership::Membership::of(context, findings);
     let mut steps = membership.leave_steps();
-    let (version_steps, version_findings) = versions::steps(context, &membership.upgraded(), paths);
+    let (version_steps, version_findings) = versions::steps(context, &membership.upgraded, paths);
     let blocked = version_findings
         .iter()
         .find(|finding| finding.is_error())
@@ -430,22 +426,17 @@ fn rebuild_step(new: &Plan, finding: &Diagnostic, paths: &Paths) -> Step {
 /// Gives each changed file to the steps that apply it; what no step takes makes a step that
 /// renders and applies it, returned to be placed.
 fn assign_files(steps: &mut [Step], files: &FileChanges, paths: &Paths) -> Option<Step> {
-    let changed = files.changed_paths();
-    let mut taken = vec![false; changed.len()];
-    for step in steps.iter_mut() {
-        for (index, path) in changed.iter().enumerate() {
-            if step.owns(path) {
-                step.files.push((*path).to_string());
-                taken[index] = true;
-            }
+    let mut rest = Vec::new();
+    for path in files.changed_paths() {
+        let mut taken = false;
+        for step in steps.iter_mut().filter(|step| step.owns(path)) {
+            step.files.push(path.to_string());
+            taken = true;
+        }
+        if !taken {
+            rest.push(path.to_string());
         }
     }
-    let rest: Vec<String> = changed
-        .iter()
-        .zip(&taken)
-        .filter(|(_, taken)| !**taken)
-        .map(|(path, _)| (*path).to_string())
-        .collect();
     if rest.is_empty() {
         return None;
     }

@@ -72,7 +72,11 @@ pub fn steps(
         steps: Vec::new(),
     };
     for stage in &stages {
-        upgrade.stage(stage);
+        match context.new.plan.distribution.distribution {
+            Distribution::Kubeadm => upgrade.kubeadm_stage(stage),
+            Distribution::Rke2 => upgrade.rke2_stage(stage),
+            Distribution::Rke => upgrade.rke_stage(stage),
+        }
     }
     while !upgrade.hops.is_empty() {
         upgrade.pop_hop();
@@ -226,15 +230,9 @@ fn initial_state(context: &ChangeContext, groups: &Groups, version: Release) -> 
 
 /// The containerd the Windows nodes run where hybridgen installs it (the HostProcess path).
 fn windows_containerd(plan: &crate::plan::Plan) -> Option<Release> {
-    if plan.windows_setup != Some(WindowsSetup::HostProcess) {
-        return None;
-    }
-    plan.windows
-        .as_ref()?
-        .containerd_version
-        .as_ref()
-        .ok()
-        .copied()
+    let windows = plan.windows.as_ref()?;
+    let host_process = plan.windows_setup == Some(WindowsSetup::HostProcess);
+    host_process.then_some(*windows.containerd_version.as_ref().ok()?)
 }
 
 /// The containerd releases the Windows nodes pass through, or why they cannot.
@@ -251,8 +249,7 @@ fn containerd_hops(
     if groups.windows.is_empty() {
         return Ok(VecDeque::new());
     }
-    let written = context.new.spec.windows_containerd_written();
-    let pointer = if written {
+    let pointer = if context.new.spec.windows_containerd_written() {
         "/windows/containerd/version"
     } else {
         "/kubernetes/version"
@@ -285,10 +282,6 @@ fn containerd_hops(
 }
 
 impl Upgrade<'_> {
-    fn distribution(&self) -> Distribution {
-        self.context.new.plan.distribution.distribution
-    }
-
     fn out(&self, stage: &Stage) -> String {
         if stage.last {
             self.paths.out.clone()
@@ -314,14 +307,6 @@ impl Upgrade<'_> {
                 stage.release,
                 self.out(stage)
             )
-        }
-    }
-
-    fn stage(&mut self, stage: &Stage) {
-        match self.distribution() {
-            Distribution::Kubeadm => self.kubeadm_stage(stage),
-            Distribution::Rke2 => self.rke2_stage(stage),
-            Distribution::Rke => self.rke_stage(stage),
         }
     }
 
@@ -596,16 +581,9 @@ impl Upgrade<'_> {
         // join.ps1 installs the kubelet of the render too: a containerd step renders the version
         // the Windows kubelets run now, so that it moves containerd alone.
         let kubelet = self.state.get(Component::Kubelet, WINDOWS);
-        let final_render = windows_containerd(self.context.new.plan) == Some(to)
-            && kubelet
-                == self
-                    .context
-                    .new
-                    .plan
-                    .kubernetes_version
-                    .as_ref()
-                    .ok()
-                    .copied();
+        let new = self.context.new.plan;
+        let final_render = windows_containerd(new) == Some(to)
+            && kubelet == new.kubernetes_version.as_ref().ok().copied();
         step = if final_render {
             step.command(self.paths.render())
         } else {
