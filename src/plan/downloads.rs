@@ -282,9 +282,9 @@ fn containerd_release_listed(version: &str) -> bool {
 
 /// The cri-tools release some Kubernetes minor's row names.
 fn crictl_release_listed(tag: &str) -> bool {
-    (kubernetes::oldest().minor..=kubernetes::newest().minor)
-        .filter_map(|minor| kubernetes::resolve(&Release::new(1, minor, 0)).row.crictl)
-        .any(|crictl| crictl == tag)
+    kubernetes::RELEASES
+        .iter()
+        .any(|row| row.crictl == Some(tag))
 }
 
 fn installer(url: &str, file: &str) -> Download {
@@ -309,16 +309,10 @@ pub fn is_listed(url: &str) -> bool {
 
 /// The releases `url` could belong to: each path segment, and a `v`-less containerd version.
 fn candidate_releases(asset: Asset, url: &str) -> impl Iterator<Item = String> + '_ {
-    let segments = url.split('/').map(str::to_owned);
-    let bare = match asset {
-        Asset::Containerd => url
-            .split('/')
-            .filter_map(|segment| segment.strip_prefix('v'))
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    };
-    segments.chain(bare).chain(std::iter::once(String::new()))
+    let bare = (url.split('/'))
+        .filter_map(|segment| segment.strip_prefix('v'))
+        .filter(move |_| asset == Asset::Containerd);
+    url.split('/').chain(bare).chain([""]).map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -130,16 +130,13 @@ fn release(written: &str, kubernetes: Option<&Release>) -> Parsed<Resolved> {
             "write it as `MAJOR.MINOR.PATCH`, e.g. `\"1.31.4\"` or `\"v1.31.4+rke2r1\"`",
         )
     })?;
-    let suffix = written
-        .trim_start_matches('v')
-        .find(['-', '+'])
-        .map(|at| &written.trim_start_matches('v')[at..]);
+    let bare = written.trim_start_matches('v');
+    let suffix = bare.find(['-', '+']).map(|at| &bare[at..]);
     let revision = match suffix {
         None => 1,
         Some(suffix) => suffix
             .strip_prefix("+rke2r")
-            .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|digits| digits.parse::<u32>().ok())
+            .and_then(super::version::number)
             .ok_or_else(|| {
                 InputError::new(
                     format!(

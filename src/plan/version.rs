@@ -38,7 +38,7 @@ impl Release {
 }
 
 /// A number written in decimal digits only (no sign, no space).
-fn number(part: &str) -> Option<u32> {
+pub(crate) fn number(part: &str) -> Option<u32> {
     let digits = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
     digits.then(|| part.parse().ok()).flatten()
 }
