@@ -218,17 +218,12 @@ fn gone(context: &ChangeContext) -> Vec<Move> {
         .map(|(old_index, node)| {
             let renamed = (0..new_nodes.len())
                 .any(|new_index| rules::renamed_from(context, new_index) == Some(old_index));
-            if renamed {
-                Move::of(
-                    node,
-                    Action::DrainRejoin,
-                    "renamed".into(),
-                    Some(&rules::NODE_RENAMED),
-                    DRAIN,
-                )
+            let (action, reason, rule) = if renamed {
+                (Action::DrainRejoin, "renamed", Some(&rules::NODE_RENAMED))
             } else {
-                Move::of(node, Action::Remove, "removed".into(), None, DRAIN)
-            }
+                (Action::Remove, "removed", None)
+            };
+            Move::of(node, action, reason.into(), rule, DRAIN)
         })
         .collect()
 }

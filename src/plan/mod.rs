@@ -535,17 +535,14 @@ fn plan_windows(
             .find(|node| node.roles.contains(&Role::Controlplane))
             .map(|node| address::parse_ip(&node.address)),
     };
-    let host_process = setup == Some(WindowsSetup::HostProcess);
-    let default_runtime = if host_process {
-        Runtime::Containerd
-    } else {
-        Runtime::Dockerd
-    };
     // The RKE2 agent embeds containerd: `windows.runtime` does not choose anything there.
-    let runtime = if distribution.windows_join == distribution::WindowsJoin::Rke2Agent {
-        Runtime::Containerd
-    } else {
-        windows.runtime.unwrap_or(default_runtime)
+    let runtime = match windows.runtime {
+        _ if distribution.windows_join == distribution::WindowsJoin::Rke2Agent => {
+            Runtime::Containerd
+        }
+        Some(runtime) => runtime,
+        None if setup == Some(WindowsSetup::HostProcess) => Runtime::Containerd,
+        None => Runtime::Dockerd,
     };
     let written = windows.host_process.as_ref();
     let images = written.and_then(|hp| hp.images.as_ref());

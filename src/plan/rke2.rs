@@ -91,10 +91,7 @@ pub fn plan(spec: &Spec, kubernetes: Option<&Release>) -> Rke2Plan {
         .find(|index| with_etcd(index) && at_join_address(index))
         .or_else(|| servers.iter().copied().find(with_etcd))
         .or_else(|| servers.first().copied());
-    let names_a_node = spec
-        .nodes
-        .iter()
-        .any(|node| address::parse_ip(&node.address).ok().as_ref() == joined);
+    let names_a_node = (0..spec.nodes.len()).any(|index| at_join_address(&index));
     let server_join_address = match written {
         Some(_) if !names_a_node => join_address.clone(),
         _ => first_server.map(|index| address::parse_ip(&spec.nodes[index].address)),
