@@ -176,12 +176,7 @@ impl Asset {
                 let file = format!("containerd-{release}-windows-amd64.tar.gz");
                 let url =
                     format!("{GITHUB}/containerd/containerd/releases/download/v{release}/{file}");
-                Download {
-                    checksum_url: Some(format!("{url}.sha256sum")),
-                    url,
-                    file,
-                    digest: Some(Digest::Sha256),
-                }
+                Download::new(url, file, Some(("sha256sum", Digest::Sha256)))
             }
             Asset::Crictl => {
                 let file = format!("crictl-{release}-windows-amd64.tar.gz");
@@ -192,8 +187,8 @@ impl Asset {
                     Some(Digest::Sha256),
                 )
             }
-            Asset::Rke2InstallSh => installer(RKE2_INSTALL_SH, "install.sh"),
-            Asset::Rke2InstallPs1 => installer(RKE2_INSTALL_PS1, "install.ps1"),
+            Asset::Rke2InstallSh => Download::new(RKE2_INSTALL_SH.into(), "install.sh", None),
+            Asset::Rke2InstallPs1 => Download::new(RKE2_INSTALL_PS1.into(), "install.ps1", None),
         }
     }
 
@@ -231,15 +226,25 @@ fn named(table: &[(&str, &'static str)], release: &str) -> Option<&'static str> 
 }
 
 /// A GitHub release asset and its checksum file (`<asset>.sha256` / `.sha512`).
+impl Download {
+    /// `file` at `url`, with the checksum file published at `url` plus `.<suffix>`, if any.
+    fn new(url: String, file: impl Into<String>, checksum: Option<(&str, Digest)>) -> Self {
+        Download {
+            checksum_url: checksum.map(|(suffix, _)| format!("{url}.{suffix}")),
+            digest: checksum.map(|(_, digest)| digest),
+            url,
+            file: file.into(),
+        }
+    }
+}
+
 fn github(repository: &str, tag: &str, file: String, digest: Option<Digest>) -> Download {
     let url = format!("{GITHUB}/{repository}/releases/download/{tag}/{file}");
-    let checksum_url = digest.map(|digest| format!("{url}.{}", digest_suffix(digest)));
-    Download {
+    Download::new(
         url,
         file,
-        checksum_url,
-        digest,
-    }
+        digest.map(|digest| (digest_suffix(digest), digest)),
+    )
 }
 
 fn digest_suffix(digest: Digest) -> &'static str {
@@ -252,12 +257,7 @@ fn digest_suffix(digest: Digest) -> &'static str {
 /// A Kubernetes Windows binary on dl.k8s.io, with its `.sha256` (the digest alone).
 fn kubernetes_binary(tag: &str, binary: &str) -> Download {
     let url = format!("https://dl.k8s.io/{tag}/bin/windows/amd64/{binary}");
-    Download {
-        checksum_url: Some(format!("{url}.sha256")),
-        url,
-        file: binary.into(),
-        digest: Some(Digest::Sha256),
-    }
+    Download::new(url, binary, Some(("sha256", Digest::Sha256)))
 }
 
 /// A `v`-tagged Kubernetes release of a minor the table knows, no newer than its newest patch.
@@ -285,15 +285,6 @@ fn crictl_release_listed(tag: &str) -> bool {
     kubernetes::RELEASES
         .iter()
         .any(|row| row.crictl == Some(tag))
-}
-
-fn installer(url: &str, file: &str) -> Download {
-    Download {
-        url: url.into(),
-        file: file.into(),
-        checksum_url: None,
-        digest: None,
-    }
 }
 
 /// Whether `url` is a download or a checksum file of some release in the table.

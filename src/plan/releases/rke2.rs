@@ -383,14 +383,16 @@ pub fn resolve(release: Release, revision: u32) -> Resolved {
 
 /// The first release of a minor whose Windows agents run a supported flannel, if any.
 pub fn first_supported_on_windows(minor: u32) -> Option<String> {
+    first_bundling(minor, |flannel| {
+        flannel.windows() == WindowsFlannel::Supported
+    })
+}
+
+/// The first release of a minor whose flannel is `wanted`.
+fn first_bundling(minor: u32, wanted: impl Fn(&Bundled) -> bool) -> Option<String> {
     RELEASES
         .iter()
-        .find(|row| {
-            row.minor == minor
-                && row
-                    .flannel
-                    .is_some_and(|flannel| flannel.windows() == WindowsFlannel::Supported)
-        })
+        .find(|row| row.minor == minor && row.flannel.as_ref().is_some_and(&wanted))
         .map(|row| tag(minor, row.from))
 }
 
@@ -415,10 +417,7 @@ pub fn newest_kubernetes_patch(minor: u32) -> Option<u32> {
 
 /// The first release of a minor with `cni: flannel`, if any.
 pub fn first_with_flannel(minor: u32) -> Option<String> {
-    RELEASES
-        .iter()
-        .find(|row| row.minor == minor && row.flannel.is_some())
-        .map(|row| tag(minor, row.from))
+    first_bundling(minor, |_| true)
 }
 
 /// The newest release of a minor the table holds, `v1.<minor>.<patch>+rke2r<revision>`.
