@@ -1,7 +1,7 @@
 //! Which nodes stay and are upgraded, which leave before the upgrade and which join after it;
 //! and the steps that move flannel and Windows updates on the nodes that stay.
 
-use super::{Action, Paths, Step};
+use super::{Action, Paths, Step, drain, drained};
 use crate::diagnostic::{Diagnostic, Rule};
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::windows;
@@ -40,7 +40,8 @@ struct Move {
 pub struct Membership {
     leaving: Vec<Move>,
     joining: Vec<Move>,
-    upgraded: Groups,
+    /// The staying nodes the version steps move.
+    pub(crate) upgraded: Groups,
 }
 
 fn has(findings: &[Diagnostic], rule: &Rule) -> bool {
@@ -78,11 +79,6 @@ impl Membership {
         membership
     }
 
-    /// The staying nodes the version steps move.
-    pub fn upgraded(&self) -> Groups {
-        self.upgraded.clone()
-    }
-
     /// Each leaving node drained and deleted, before any upgrade: a node that stayed behind would
     /// fall out of the skew policy.
     pub fn leave_steps(&self) -> Vec<Step> {
@@ -94,24 +90,14 @@ impl Membership {
                         "take `{}` out of the cluster ({}) first",
                         node.name, node.reason
                     ),
-                    if node.action == Action::Join {
-                        Action::Remove
-                    } else {
-                        node.action
-                    },
-                    DRAIN,
+                    node.action,
+                    node.source,
                 )
                 .nodes(std::slice::from_ref(&node.name))
                 .without_files()
-                .command(format!(
-                    "kubectl drain {} --ignore-daemonsets --delete-emptydir-data",
-                    node.name
-                ))
+                .command(drain(&node.name))
                 .command(format!("kubectl delete node {}", node.name));
-                step.source = node.source;
-                if let Some(rule) = node.rule {
-                    step = step.rule(rule);
-                }
+                step.rule = node.rule.map(|rule| rule.code);
                 if node.control_plane {
                     step = step.command(
                         "a control-plane or etcd member: remove its etcd member first (`etcdctl member remove`)",
@@ -133,23 +119,15 @@ impl Membership {
                     node.source,
                 )
                 .nodes(std::slice::from_ref(&node.name))
-                .command(format!(
-                    "hybridgen render {} --out {}",
-                    paths.spec, paths.out
-                ));
+                .command(paths.render());
+                step.rule = node.rule.map(|rule| rule.code);
                 if node.action == Action::ReplaceNode {
                     step = step.command(format!(
                         "install the host `{}` again with the operating system the spec names",
                         node.name
                     ));
                 }
-                for command in join_commands(context, node, &paths.out) {
-                    step = step.command(command);
-                }
-                if let Some(rule) = node.rule {
-                    step = step.rule(rule);
-                }
-                step
+                step.commands(join_commands(context, node, &paths.out))
             })
             .collect()
     }
@@ -240,17 +218,12 @@ fn gone(context: &ChangeContext) -> Vec<Move> {
         .map(|(old_index, node)| {
             let renamed = (0..new_nodes.len())
                 .any(|new_index| rules::renamed_from(context, new_index) == Some(old_index));
-            if renamed {
-                Move::of(
-                    node,
-                    Action::DrainRejoin,
-                    "renamed".into(),
-                    Some(&rules::NODE_RENAMED),
-                    DRAIN,
-                )
+            let (action, reason, rule) = if renamed {
+                (Action::DrainRejoin, "renamed", Some(&rules::NODE_RENAMED))
             } else {
-                Move::of(node, Action::Remove, "removed".into(), None, DRAIN)
-            }
+                (Action::Remove, "removed", None)
+            };
+            Move::of(node, action, reason.into(), rule, DRAIN)
         })
         .collect()
 }
@@ -278,30 +251,28 @@ impl Groups {
 type WindowsRejoin = (Action, &'static Rule, &'static str, &'static str);
 
 fn windows_rejoin(findings: &[Diagnostic]) -> Option<WindowsRejoin> {
-    if has(findings, &rules::KUBECLUSTER_TO_HOSTPROCESS) {
-        Some((
+    [
+        (
             Action::ReplaceNode,
             &rules::KUBECLUSTER_TO_HOSTPROCESS,
             "https://github.com/openshift/enhancements/pull/962",
             "KubeCluster.ps1 to HostProcess",
-        ))
-    } else if has(findings, &rules::DOCKERSHIM_TO_CONTAINERD) {
-        Some((
+        ),
+        (
             Action::ReplaceNode,
             &rules::DOCKERSHIM_TO_CONTAINERD,
             "https://github.com/MicrosoftDocs/azure-docs/issues/87523",
             "dockerd to containerd",
-        ))
-    } else if has(findings, &rules::WINDOWS_NETWORK_RENAMED) {
-        Some((
+        ),
+        (
             Action::DrainRejoin,
             &rules::WINDOWS_NETWORK_RENAMED,
             FLANNEL_WINDOWS,
             "the HNS network is renamed",
-        ))
-    } else {
-        None
-    }
+        ),
+    ]
+    .into_iter()
+    .find(|(_, rule, _, _)| has(findings, rule))
 }
 
 fn join_source(context: &ChangeContext) -> &'static str {
@@ -361,38 +332,34 @@ pub fn flannel_steps(
         "rke2/manifests/rke2-flannel",
     ];
     let (old, new) = (&context.old.plan.flannel, &context.new.plan.flannel);
-    let nodes = membership.upgraded.all();
+    let step = |title: String, action: Action, source: &'static str| {
+        Step::new(title, action, source)
+            .nodes(&membership.upgraded.all())
+            .topics(&TOPICS)
+            .command(paths.render())
+            .commands(flannel_apply(context, &paths.out))
+    };
     let outage = [&rules::BACKEND_CHANGED, &rules::VXLAN_IDENTITY_CHANGED]
         .into_iter()
         .find(|rule| has(findings, rule));
     if let Some(rule) = outage {
-        let mut step = Step::new(
-            format!(
-                "outage window, every node at once: flannel {} VNI {} port {} becomes {} VNI {} port {}",
-                old.backend.as_str(),
-                old.vni,
-                old.port,
-                new.backend.as_str(),
-                new.vni,
-                new.port
-            ),
-            Action::InPlace,
-            "https://github.com/flannel-io/flannel/blob/master/Documentation/backends.md",
-        )
-        .nodes(&nodes)
-        .rule(rule)
-        .topics(&TOPICS)
-        .command(format!("hybridgen render {} --out {}", paths.spec, paths.out));
-        for command in flannel_apply(context, &paths.out) {
-            step = step.command(command);
-        }
         // The name is the spec's text: quoted as PowerShell reads a single-quoted string.
         let quoted = old.network_name.replace('\'', "''");
-        step = step.command(format!(
-            "on each Windows node: remove the HNS network `{}` (`Get-HnsNetwork | Where-Object Name -eq '{quoted}' | Remove-HnsNetwork`) and run its join script again",
-            old.network_name
-        ));
-        return vec![step];
+        let title = format!(
+            "outage window, every node at once: flannel {} VNI {} port {} becomes {} VNI {} port {}",
+            old.backend.as_str(),
+            old.vni,
+            old.port,
+            new.backend.as_str(),
+            new.vni,
+            new.port
+        );
+        return vec![step(title, Action::InPlace, "https://github.com/flannel-io/flannel/blob/master/Documentation/backends.md")
+            .rule(rule)
+            .command(format!(
+                "on each Windows node: remove the HNS network `{}` (`Get-HnsNetwork | Where-Object Name -eq '{quoted}' | Remove-HnsNetwork`) and run its join script again",
+                old.network_name
+            ))];
     }
     let (Ok(before), Ok(after)) = (&old.version, &new.version) else {
         return Vec::new();
@@ -400,40 +367,29 @@ pub fn flannel_steps(
     if before == after || context.new.plan.distribution.ships_flannel {
         return Vec::new();
     }
-    let mut step = Step::new(
-        format!(
-            "flannel v{before} to v{after} on Linux and Windows together; VNI {}, port {} and network `{}` unchanged",
-            new.vni, new.port, new.network_name
-        ),
-        Action::Rerender,
-        FLANNEL_WINDOWS,
-    )
-    .nodes(&nodes)
-    .topics(&TOPICS)
-    .command(format!("hybridgen render {} --out {}", paths.spec, paths.out));
-    for command in flannel_apply(context, &paths.out) {
-        step = step.command(command);
-    }
-    vec![step]
+    let title = format!(
+        "flannel v{before} to v{after} on Linux and Windows together; VNI {}, port {} and network `{}` unchanged",
+        new.vni, new.port, new.network_name
+    );
+    vec![step(title, Action::Rerender, FLANNEL_WINDOWS)]
 }
 
 fn flannel_apply(context: &ChangeContext, out: &str) -> Vec<String> {
     let plan = context.new.plan;
     match plan.distribution.distribution {
         Distribution::Kubeadm => {
-            let mut commands = Vec::new();
+            let linux = format!("kubectl apply -f {out}/kube-flannel.yml");
             if plan.windows_setup == Some(WindowsSetup::HostProcess) && plan.has_windows() {
-                commands.push(format!(
-                    "sh {out}/windows/images/build.sh   # builds and pushes the flannel-windows image first"
-                ));
+                vec![
+                    format!(
+                        "sh {out}/windows/images/build.sh   # builds and pushes the flannel-windows image first"
+                    ),
+                    linux,
+                    format!("kubectl apply -f {out}/windows/kube-flannel-windows.yml"),
+                ]
+            } else {
+                vec![linux]
             }
-            commands.push(format!("kubectl apply -f {out}/kube-flannel.yml"));
-            if plan.windows_setup == Some(WindowsSetup::HostProcess) && plan.has_windows() {
-                commands.push(format!(
-                    "kubectl apply -f {out}/windows/kube-flannel-windows.yml"
-                ));
-            }
-            commands
         }
         Distribution::Rke2 => vec![format!(
             "kubectl apply -f {out}/rke2/manifests/rke2-flannel-config.yaml"
@@ -462,9 +418,7 @@ pub fn windows_update_steps(context: &ChangeContext, membership: &Membership) ->
                     WINDOWS_UPDATES,
                 )
                 .nodes(std::slice::from_ref(&node.name))
-                .command(format!("kubectl drain {} --ignore-daemonsets --delete-emptydir-data", node.name))
-                .command("install the cumulative update (Windows Update or `wusa.exe`), then `Restart-Computer`")
-                .command(format!("kubectl uncordon {}", node.name))
+                .commands(drained(&node.name, "install the cumulative update (Windows Update or `wusa.exe`), then `Restart-Computer`".into()))
             })
         })
         .collect()

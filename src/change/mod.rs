@@ -45,32 +45,28 @@ pub enum Action {
 }
 
 impl Action {
+    /// The words reports show, and the stable name machine formats carry.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Action::NoAction => ("no action", "no-action"),
+            Action::Rerender => ("re-render and apply", "rerender"),
+            Action::InPlace => ("in place on the node", "in-place"),
+            Action::DrainRejoin => ("drain and rejoin", "drain-rejoin"),
+            Action::Remove => ("drain and remove", "remove"),
+            Action::Join => ("join", "join"),
+            Action::ReplaceNode => ("replace the node", "replace-node"),
+            Action::RebuildCluster => ("rebuild the cluster", "rebuild-cluster"),
+        }
+    }
+
     /// The words reports show.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Action::NoAction => "no action",
-            Action::Rerender => "re-render and apply",
-            Action::InPlace => "in place on the node",
-            Action::DrainRejoin => "drain and rejoin",
-            Action::Remove => "drain and remove",
-            Action::Join => "join",
-            Action::ReplaceNode => "replace the node",
-            Action::RebuildCluster => "rebuild the cluster",
-        }
+        self.names().0
     }
 
     /// The stable name machine formats carry.
     pub fn key(self) -> &'static str {
-        match self {
-            Action::NoAction => "no-action",
-            Action::Rerender => "rerender",
-            Action::InPlace => "in-place",
-            Action::DrainRejoin => "drain-rejoin",
-            Action::Remove => "remove",
-            Action::Join => "join",
-            Action::ReplaceNode => "replace-node",
-            Action::RebuildCluster => "rebuild-cluster",
-        }
+        self.names().1
     }
 }
 
@@ -108,6 +104,14 @@ impl VersionState {
         self.running
             .iter()
             .filter(move |running| running.component == component)
+            .map(|running| running.version)
+    }
+
+    /// The version of one component on one group of nodes.
+    pub(crate) fn get(&self, component: Component, group: &str) -> Option<Release> {
+        self.running
+            .iter()
+            .find(|running| running.component == component && running.group == group)
             .map(|running| running.version)
     }
 
@@ -174,6 +178,11 @@ impl Step {
         self
     }
 
+    pub(crate) fn commands(mut self, commands: impl IntoIterator<Item = String>) -> Self {
+        self.commands.extend(commands);
+        self
+    }
+
     pub(crate) fn rule(mut self, rule: &'static crate::diagnostic::Rule) -> Self {
         self.rule = Some(rule.code);
         self
@@ -197,14 +206,11 @@ impl Step {
     /// Whether a rendered path belongs to this step: under one of its topics, or in a folder
     /// named after one of its nodes.
     fn owns(&self, path: &str) -> bool {
-        self.takes_files && self.owns_by_name(path)
-    }
-
-    fn owns_by_name(&self, path: &str) -> bool {
-        self.topics.iter().any(|topic| path.starts_with(topic))
-            || path
-                .split('/')
-                .any(|segment| self.nodes.iter().any(|node| node == segment))
+        self.takes_files
+            && (self.topics.iter().any(|topic| path.starts_with(topic))
+                || path
+                    .split('/')
+                    .any(|segment| self.nodes.iter().any(|node| node == segment)))
     }
 }
 
@@ -220,6 +226,23 @@ pub struct Side<'a> {
 pub struct Paths {
     pub spec: String,
     pub out: String,
+}
+
+impl Paths {
+    /// The command that renders the new spec into `render`'s folder.
+    pub(crate) fn render(&self) -> String {
+        format!("hybridgen render {} --out {}", self.spec, self.out)
+    }
+}
+
+/// The command that drains a node before it is worked on.
+pub(crate) fn drain(node: &str) -> String {
+    format!("kubectl drain {node} --ignore-daemonsets --delete-emptydir-data")
+}
+
+/// `work` on a node, between draining it and letting pods back onto it.
+pub(crate) fn drained(node: &str, work: String) -> Vec<String> {
+    vec![drain(node), work, format!("kubectl uncordon {node}")]
 }
 
 /// The change plan: findings on the new spec, the ordered steps, and what the render changes.
@@ -260,9 +283,25 @@ pub fn plan(old: Side, new: Side, paths: &Paths) -> ChangePlan {
     };
     let mut findings = change_rules::run(&context);
     let files = files::compare(old, new);
+    let steps = steps(&context, &mut findings, &files, paths);
+    ChangePlan {
+        steps,
+        notes: Vec::new(),
+        findings,
+        files,
+    }
+}
+
+/// The ordered steps of the change.
+fn steps(
+    context: &ChangeContext,
+    findings: &mut Vec<Diagnostic>,
+    files: &FileChanges,
+    paths: &Paths,
+) -> Vec<Step> {
     // Node names are written into the commands the plan prints: one that is no DNS label (HG007)
     // could be anything a shell reads, so no command is printed for a spec that has one.
-    if let Some(name) = [old, new]
+    if let Some(name) = [&context.old, &context.new]
         .iter()
         .flat_map(|side| &side.plan.nodes)
         .map(|node| node.name.as_str())
@@ -277,36 +316,27 @@ pub fn plan(old: Side, new: Side, paths: &Paths) -> ChangePlan {
             "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-label-names",
         )
         .without_files();
-        return ChangePlan {
-            steps: vec![step],
-            notes: Vec::new(),
-            findings,
-            files,
-        };
+        return vec![step];
     }
     let rebuild = findings
         .iter()
         .find(|finding| REBUILDS.iter().any(|rule| finding.code() == rule.code));
     let (mut steps, joins) = match rebuild {
-        Some(first) => (vec![rebuild_step(new, first, paths)], Vec::new()),
-        None => match in_place(&context, &mut findings, paths) {
+        Some(first) => (
+            vec![rebuild_step(context.new.plan, first, paths)],
+            Vec::new(),
+        ),
+        None => match in_place(context, findings, paths) {
             Ok(steps) => steps,
             // No plan: nothing is applied either.
-            Err(blocked) => {
-                return ChangePlan {
-                    steps: vec![*blocked],
-                    notes: Vec::new(),
-                    findings,
-                    files,
-                };
-            }
+            Err(blocked) => return vec![*blocked],
         },
     };
     let before_joins = steps.len();
     steps.extend(joins);
     // The rest of the render (node-selector patches, DaemonSets, routes) is applied before new
     // nodes join, so that they come up into the cluster as the spec describes it.
-    if let Some(rest) = assign_files(&mut steps, &files, paths) {
+    if let Some(rest) = assign_files(&mut steps, files, paths) {
         steps.insert(before_joins, rest);
     }
     if steps.is_empty() {
@@ -316,12 +346,7 @@ pub fn plan(old: Side, new: Side, paths: &Paths) -> ChangePlan {
             "https://kubernetes.io/docs/reference/kubectl/generated/kubectl_diff/",
         ));
     }
-    ChangePlan {
-        steps,
-        notes: Vec::new(),
-        findings,
-        files,
-    }
+    steps
 }
 
 /// The steps of a change the cluster can make: those before the new nodes join, and the joins;
@@ -333,7 +358,7 @@ fn in_place(
 ) -> Result<(Vec<Step>, Vec<Step>), Box<Step>> {
     let membership = membership::Membership::of(context, findings);
     let mut steps = membership.leave_steps();
-    let (version_steps, version_findings) = versions::steps(context, &membership.upgraded(), paths);
+    let (version_steps, version_findings) = versions::steps(context, &membership.upgraded, paths);
     let blocked = version_findings
         .iter()
         .find(|finding| finding.is_error())
@@ -378,13 +403,8 @@ fn blocked_source(finding: &Diagnostic) -> &'static str {
     }
 }
 
-fn rebuild_step(new: Side, finding: &Diagnostic, paths: &Paths) -> Step {
-    let names: Vec<String> = new
-        .plan
-        .nodes
-        .iter()
-        .map(|node| node.name.clone())
-        .collect();
+fn rebuild_step(new: &Plan, finding: &Diagnostic, paths: &Paths) -> Step {
+    let names: Vec<String> = new.nodes.iter().map(|node| node.name.clone()).collect();
     let source = match finding.code() {
         code if code == change_rules::DISTRIBUTION_CHANGED.code => {
             "https://github.com/rancher/rke2/issues/562"
@@ -398,7 +418,7 @@ fn rebuild_step(new: Side, finding: &Diagnostic, paths: &Paths) -> Step {
     )
     .nodes(&names)
     .rule(finding.rule)
-    .command(format!("hybridgen render {} --out {}", paths.spec, paths.out))
+    .command(paths.render())
     .command("create the new cluster on new hosts with the rendered files, move the workloads, then retire the old cluster")
     .topics(&[""])
 }
@@ -406,22 +426,17 @@ fn rebuild_step(new: Side, finding: &Diagnostic, paths: &Paths) -> Step {
 /// Gives each changed file to the steps that apply it; what no step takes makes a step that
 /// renders and applies it, returned to be placed.
 fn assign_files(steps: &mut [Step], files: &FileChanges, paths: &Paths) -> Option<Step> {
-    let changed = files.changed_paths();
-    let mut taken = vec![false; changed.len()];
-    for step in steps.iter_mut() {
-        for (index, path) in changed.iter().enumerate() {
-            if step.owns(path) {
-                step.files.push((*path).to_string());
-                taken[index] = true;
-            }
+    let mut rest = Vec::new();
+    for path in files.changed_paths() {
+        let mut taken = false;
+        for step in steps.iter_mut().filter(|step| step.owns(path)) {
+            step.files.push(path.to_string());
+            taken = true;
+        }
+        if !taken {
+            rest.push(path.to_string());
         }
     }
-    let rest: Vec<String> = changed
-        .iter()
-        .zip(&taken)
-        .filter(|(_, taken)| !**taken)
-        .map(|(path, _)| (*path).to_string())
-        .collect();
     if rest.is_empty() {
         return None;
     }
@@ -430,13 +445,12 @@ fn assign_files(steps: &mut [Step], files: &FileChanges, paths: &Paths) -> Optio
         Action::Rerender,
         "https://kubernetes.io/docs/reference/kubectl/generated/kubectl_apply/",
     )
-    .command(format!(
-        "hybridgen render {} --out {}",
-        paths.spec, paths.out
-    ));
-    for path in rest.iter().filter(|path| is_manifest(path)) {
-        step = step.command(format!("kubectl apply -f {}/{path}", paths.out));
-    }
+    .command(paths.render())
+    .commands(
+        rest.iter()
+            .filter(|path| is_manifest(path))
+            .map(|path| format!("kubectl apply -f {}/{path}", paths.out)),
+    );
     if rest.iter().any(|path| path == "patches/apply.sh") {
         step = step.command(format!("sh {}/patches/apply.sh", paths.out));
     }

@@ -4,7 +4,7 @@
 //! it, which the skew policy ([`crate::plan::releases::skew`]) is checked against.
 
 use super::membership::Groups;
-use super::{Action, Component, Paths, Step, VersionState};
+use super::{Action, Component, Paths, Step, VersionState, drain, drained};
 use crate::diagnostic::{Diagnostic, Rule, value};
 use crate::plan::WindowsSetup;
 use crate::plan::distribution::Distribution;
@@ -52,20 +52,14 @@ pub fn steps(
     paths: &Paths,
 ) -> (Vec<Step>, Vec<Diagnostic>) {
     let mut findings = Vec::new();
-    let stages = match stages(context) {
-        Ok(stages) => stages,
-        Err(finding) => {
-            findings.push(*finding);
-            Vec::new()
-        }
-    };
-    let hops = match containerd_hops(context, groups) {
-        Ok(hops) => hops,
-        Err(finding) => {
-            findings.push(*finding);
-            VecDeque::new()
-        }
-    };
+    let stages = stages(context).unwrap_or_else(|finding| {
+        findings.push(*finding);
+        Vec::new()
+    });
+    let hops = containerd_hops(context, groups).unwrap_or_else(|finding| {
+        findings.push(*finding);
+        VecDeque::new()
+    });
     let Ok(&old_version) = context.old.plan.kubernetes_version.as_ref() else {
         return (Vec::new(), findings);
     };
@@ -78,7 +72,11 @@ pub fn steps(
         steps: Vec::new(),
     };
     for stage in &stages {
-        upgrade.stage(stage);
+        match context.new.plan.distribution.distribution {
+            Distribution::Kubeadm => upgrade.kubeadm_stage(stage),
+            Distribution::Rke2 => upgrade.rke2_stage(stage),
+            Distribution::Rke => upgrade.rke_stage(stage),
+        }
     }
     while !upgrade.hops.is_empty() {
         upgrade.pop_hop();
@@ -130,21 +128,12 @@ fn stages(context: &ChangeContext) -> Result<Vec<Stage>, Box<Diagnostic>> {
             ));
         }
     }
-    if old.minor == new.minor {
-        return Ok(if old == new {
-            Vec::new()
-        } else {
-            vec![last_stage(context, new)]
-        });
+    if old == new {
+        return Ok(Vec::new());
     }
-    ((old.minor + 1)..=new.minor)
-        .map(|minor| {
-            if minor == new.minor {
-                Ok(last_stage(context, new))
-            } else {
-                intermediate(context, minor)
-            }
-        })
+    (old.minor + 1..new.minor)
+        .map(|minor| intermediate(context, minor))
+        .chain([Ok(last_stage(context, new))])
         .collect()
 }
 
@@ -192,13 +181,12 @@ fn rke2_intermediate(context: &ChangeContext, minor: u32) -> Result<Stage, Box<D
             ),
         )
     };
-    let Some(tag) = rke2::newest_of_minor(minor) else {
+    let Some((patch, revision)) = rke2::newest_in_minor(minor) else {
         return Err(unavailable(format!(
             "no RKE2 release of Kubernetes 1.{minor} is in hybridgen's table, and RKE2 upgrades one minor at a time"
         )));
     };
-    let (release, revision) =
-        parse_rke2_tag(&tag).ok_or_else(|| unavailable(format!("`{tag}` is no RKE2 release")))?;
+    let release = Release::new(1, minor, patch);
     let resolved = rke2::resolve(release, revision);
     let windows_vxlan =
         context.new.plan.has_windows() && context.new.plan.flannel.backend == Backend::Vxlan;
@@ -208,21 +196,15 @@ fn rke2_intermediate(context: &ChangeContext, minor: u32) -> Result<Stage, Box<D
             advisories::flannel(bundled.windows_flanneld, Scope::WindowsVxlan).next()
     {
         return Err(unavailable(format!(
-            "RKE2 {tag}, the release of 1.{minor} to pass through, bundles Windows flanneld v{}: {} ({})",
-            bundled.windows_flanneld, advisory.effect, advisory.reference
+            "RKE2 {}, the release of 1.{minor} to pass through, bundles Windows flanneld v{}: {} ({})",
+            resolved.tag, bundled.windows_flanneld, advisory.effect, advisory.reference
         )));
     }
     Ok(Stage {
         release,
-        tag,
+        tag: resolved.tag,
         last: false,
     })
-}
-
-/// `v1.34.5+rke2r1` as the Kubernetes release and the RKE2 revision.
-pub(crate) fn parse_rke2_tag(tag: &str) -> Option<(Release, u32)> {
-    let (release, revision) = tag.split_once("+rke2r")?;
-    Some((Release::parse(release)?, revision.parse().ok()?))
 }
 
 fn initial_state(context: &ChangeContext, groups: &Groups, version: Release) -> VersionState {
@@ -248,15 +230,9 @@ fn initial_state(context: &ChangeContext, groups: &Groups, version: Release) -> 
 
 /// The containerd the Windows nodes run where hybridgen installs it (the HostProcess path).
 fn windows_containerd(plan: &crate::plan::Plan) -> Option<Release> {
-    if plan.windows_setup != Some(WindowsSetup::HostProcess) {
-        return None;
-    }
-    plan.windows
-        .as_ref()?
-        .containerd_version
-        .as_ref()
-        .ok()
-        .copied()
+    let windows = plan.windows.as_ref()?;
+    let host_process = plan.windows_setup == Some(WindowsSetup::HostProcess);
+    host_process.then_some(*windows.containerd_version.as_ref().ok()?)
 }
 
 /// The containerd releases the Windows nodes pass through, or why they cannot.
@@ -273,8 +249,7 @@ fn containerd_hops(
     if groups.windows.is_empty() {
         return Ok(VecDeque::new());
     }
-    let written = context.new.spec.windows_containerd_written();
-    let pointer = if written {
+    let pointer = if context.new.spec.windows_containerd_written() {
         "/windows/containerd/version"
     } else {
         "/kubernetes/version"
@@ -307,38 +282,24 @@ fn containerd_hops(
 }
 
 impl Upgrade<'_> {
-    fn windows_kubelet(&self) -> Option<Release> {
-        self.state
-            .running
-            .iter()
-            .find(|running| running.component == Component::Kubelet && running.group == WINDOWS)
-            .map(|running| running.version)
-    }
-
-    fn distribution(&self) -> Distribution {
-        self.context.new.plan.distribution.distribution
-    }
-
     fn out(&self, stage: &Stage) -> String {
         if stage.last {
             self.paths.out.clone()
         } else {
-            format!(
-                "{}-1.{}",
-                self.paths.out.trim_end_matches('/'),
-                stage.release.minor
-            )
+            self.out_of(stage.release.minor)
         }
+    }
+
+    /// The folder a copy of the spec at a minor is rendered into.
+    fn out_of(&self, minor: u32) -> String {
+        format!("{}-1.{minor}", self.paths.out.trim_end_matches('/'))
     }
 
     /// How the files of a stage are rendered: the spec as written for the last, a copy with the
     /// stage's version for the others.
     fn render(&self, stage: &Stage) -> String {
         if stage.last {
-            format!(
-                "hybridgen render {} --out {}",
-                self.paths.spec, self.paths.out
-            )
+            self.paths.render()
         } else {
             format!(
                 "render a copy of {} with `kubernetes.version: \"{}\"` into {}",
@@ -349,19 +310,6 @@ impl Upgrade<'_> {
         }
     }
 
-    fn stage(&mut self, stage: &Stage) {
-        match self.distribution() {
-            Distribution::Kubeadm => self.kubeadm_stage(stage),
-            Distribution::Rke2 => self.rke2_stage(stage),
-            Distribution::Rke => self.rke_stage(stage),
-        }
-    }
-
-    fn push(&mut self, step: Step) {
-        let step = step.versions(&self.state);
-        self.steps.push(step);
-    }
-
     /// A step of a stage: one rendered from a copy of the spec at an intermediate release
     /// applies none of the files the spec itself renders.
     fn push_stage(&mut self, stage: &Stage, step: Step) {
@@ -370,8 +318,7 @@ impl Upgrade<'_> {
         } else {
             step.without_files()
         };
-        let step = step.versions(&self.state);
-        self.steps.push(step);
+        self.steps.push(step.versions(&self.state));
     }
 
     /// One kubeadm minor: control plane, Windows kube-proxy, Linux workers, the containerd the
@@ -418,12 +365,7 @@ impl Upgrade<'_> {
         self.state.set(Component::Kubelet, CONTROL_PLANE, release);
         // `kubeadm upgrade apply` moves the kube-proxy DaemonSet of the Linux nodes.
         for group in [CONTROL_PLANE, LINUX_WORKERS] {
-            if self
-                .state
-                .running
-                .iter()
-                .any(|running| running.component == Component::KubeProxy && running.group == group)
-            {
+            if self.state.get(Component::KubeProxy, group).is_some() {
                 self.state.set(Component::KubeProxy, group, release);
             }
         }
@@ -496,26 +438,18 @@ impl Upgrade<'_> {
             self.hops.is_empty(),
             self.state.of(Component::Containerd).next(),
         ) {
-            out = format!(
-                "{}-1.{}",
-                self.paths.out.trim_end_matches('/'),
-                release.minor
-            );
+            out = self.out_of(release.minor);
             step = step.without_files().command(format!(
                 "render a copy of {} with `windows.containerd.version: \"{containerd}\"` into {out}",
                 self.paths.spec
             ));
         }
         for node in &windows {
-            step = step.command(format!(
-                "kubectl drain {node} --ignore-daemonsets --delete-emptydir-data"
-            ));
-            step = step.command(if host_process {
+            step = step.commands(drained(node, if host_process {
                 format!("on `{node}`: copy {out}/windows/{node}/ to the node and run `powershell -File join.ps1` again (it installs the {release} kubelet and restarts it)")
             } else {
                 format!("on `{node}`: run KubeCluster.ps1 again with the {release} configuration")
-            });
-            step = step.command(format!("kubectl uncordon {node}"));
+            }));
         }
         self.state.set(Component::Kubelet, WINDOWS, release);
         if !host_process {
@@ -525,39 +459,41 @@ impl Upgrade<'_> {
     }
 
     fn rke2_stage(&mut self, stage: &Stage) {
-        let tag = &stage.tag;
-        let release = stage.release;
+        let (tag, release) = (&stage.tag, stage.release);
         let groups = [
-            (
-                CONTROL_PLANE,
-                self.groups.control_plane.clone(),
-                "servers",
-                "rke2-server",
-                "",
-            ),
+            (CONTROL_PLANE, self.groups.control_plane.clone(), "servers"),
             (
                 LINUX_WORKERS,
                 self.groups.linux_workers.clone(),
                 "Linux agents",
-                "rke2-agent",
-                " INSTALL_RKE2_TYPE=agent",
             ),
+            (WINDOWS, self.groups.windows.clone(), "Windows agents"),
         ];
-        for (group, nodes, title, service, kind) in groups {
+        for (group, nodes, title) in groups {
             if nodes.is_empty() {
                 continue;
             }
+            let install = |node: &String| match group {
+                CONTROL_PLANE => vec![format!(
+                    "on `{node}`: curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={tag} sh - && systemctl restart rke2-server"
+                )],
+                LINUX_WORKERS => vec![format!(
+                    "on `{node}`: curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={tag} INSTALL_RKE2_TYPE=agent sh - && systemctl restart rke2-agent"
+                )],
+                _ => drained(
+                    node,
+                    format!(
+                        "on `{node}`: $env:INSTALL_RKE2_VERSION = \"{tag}\"; Invoke-WebRequest -Uri https://raw.githubusercontent.com/rancher/rke2/master/install.ps1 -OutFile install.ps1; ./install.ps1; Restart-Service rke2"
+                    ),
+                ),
+            };
             let mut step = Step::new(
                 format!("RKE2 {title} to {tag}, one at a time"),
                 Action::InPlace,
                 skew::RKE2_UPGRADE,
             )
-            .nodes(&nodes);
-            for node in &nodes {
-                step = step.command(format!(
-                    "on `{node}`: curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={tag}{kind} sh - && systemctl restart {service}"
-                ));
-            }
+            .nodes(&nodes)
+            .commands(nodes.iter().flat_map(install));
             if group == CONTROL_PLANE {
                 self.state.set(Component::ApiServer, CONTROL_PLANE, release);
                 step = step.topics(&["rke2/manifests/"]);
@@ -565,27 +501,6 @@ impl Upgrade<'_> {
             // RKE2 runs kube-proxy as a static pod beside each node's kubelet.
             self.state.set(Component::Kubelet, group, release);
             self.state.set(Component::KubeProxy, group, release);
-            self.push_stage(stage, step);
-        }
-        let windows = self.groups.windows.clone();
-        if !windows.is_empty() {
-            let mut step = Step::new(
-                format!("RKE2 Windows agents to {tag}, one at a time"),
-                Action::InPlace,
-                skew::RKE2_UPGRADE,
-            )
-            .nodes(&windows);
-            for node in &windows {
-                step = step.command(format!(
-                    "kubectl drain {node} --ignore-daemonsets --delete-emptydir-data"
-                ));
-                step = step.command(format!(
-                    "on `{node}`: $env:INSTALL_RKE2_VERSION = \"{tag}\"; Invoke-WebRequest -Uri https://raw.githubusercontent.com/rancher/rke2/master/install.ps1 -OutFile install.ps1; ./install.ps1; Restart-Service rke2"
-                ));
-                step = step.command(format!("kubectl uncordon {node}"));
-            }
-            self.state.set(Component::Kubelet, WINDOWS, release);
-            self.state.set(Component::KubeProxy, WINDOWS, release);
             self.push_stage(stage, step);
         }
     }
@@ -665,22 +580,12 @@ impl Upgrade<'_> {
         .nodes(&windows);
         // join.ps1 installs the kubelet of the render too: a containerd step renders the version
         // the Windows kubelets run now, so that it moves containerd alone.
-        let kubelet = self.windows_kubelet();
-        let final_render = windows_containerd(self.context.new.plan) == Some(to)
-            && kubelet
-                == self
-                    .context
-                    .new
-                    .plan
-                    .kubernetes_version
-                    .as_ref()
-                    .ok()
-                    .copied();
+        let kubelet = self.state.get(Component::Kubelet, WINDOWS);
+        let new = self.context.new.plan;
+        let final_render = windows_containerd(new) == Some(to)
+            && kubelet == new.kubernetes_version.as_ref().ok().copied();
         step = if final_render {
-            step.command(format!(
-                "hybridgen render {} --out {}",
-                self.paths.spec, self.paths.out
-            ))
+            step.command(self.paths.render())
         } else {
             step.without_files().command(format!(
                 "render a copy of {} with `kubernetes.version: \"{}\"` and `windows.containerd.version: \"{to}\"` into {}-containerd-{to}",
@@ -692,9 +597,7 @@ impl Upgrade<'_> {
         let crosses_line =
             from.is_some_and(|from| (from.major, from.minor) != (to.major, to.minor));
         for node in &windows {
-            step = step.command(format!(
-                "kubectl drain {node} --ignore-daemonsets --delete-emptydir-data"
-            ));
+            step = step.command(drain(node));
             if crosses_line {
                 step = step.command(format!(
                     "on `{node}`: `ctr deprecations list` shows what {} no longer reads",
@@ -706,7 +609,7 @@ impl Upgrade<'_> {
             ));
         }
         self.state.set(Component::Containerd, WINDOWS, to);
-        self.push(step);
+        self.steps.push(step.versions(&self.state));
     }
 }
 

@@ -128,12 +128,7 @@ pub fn cli_would_load(value: &str) -> bool {
 
 /// The row of a provider; none for `provider: none`, which routes nothing.
 pub fn traits(provider: Provider) -> Option<&'static CloudTraits> {
-    match provider {
-        Provider::None => None,
-        Provider::Aws => Some(&CLOUDS[0]),
-        Provider::Gce => Some(&CLOUDS[1]),
-        Provider::Azure => Some(&CLOUDS[2]),
-    }
+    CLOUDS.iter().find(|row| row.provider == provider)
 }
 
 pub static CLOUDS: [CloudTraits; 3] = [
@@ -312,14 +307,14 @@ static AZURE_NETWORK_NAME: Grammar = Grammar {
 static AZURE_LOCATION: Grammar = Grammar {
     rule: "lower-case letters and digits (`eastus2`, as `az account list-locations` prints them)",
     example: "eastus2",
-    check: |value| {
-        !value.is_empty()
-            && value
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-    },
+    check: |value| only(value, |b| b.is_ascii_lowercase() || b.is_ascii_digit()),
     source: "https://learn.microsoft.com/en-us/cli/azure/account#az-account-list-locations",
 };
+
+/// Whether `text` is not empty and every byte of it is `allowed`.
+fn only(text: &str, allowed: fn(&u8) -> bool) -> bool {
+    !text.is_empty() && text.bytes().all(|b| allowed(&b))
+}
 
 fn lower_hex(text: &str) -> bool {
     text.bytes()
@@ -341,11 +336,8 @@ fn aws_region(value: &str) -> bool {
     };
     words.len() >= 2
         && words[0].len() == 2
-        && words
-            .iter()
-            .all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase()))
-        && !number.is_empty()
-        && number.bytes().all(|b| b.is_ascii_digit())
+        && words.iter().all(|word| only(word, u8::is_ascii_lowercase))
+        && only(number, u8::is_ascii_digit)
 }
 
 /// `^[a-z]([-a-z0-9]*[a-z0-9])?$`.
@@ -367,12 +359,10 @@ fn gce_zone(value: &str) -> bool {
     };
     let digits = place.trim_start_matches(|c: char| c.is_ascii_lowercase());
     letter.len() == 1
-        && letter.bytes().all(|b| b.is_ascii_lowercase())
-        && !area.is_empty()
-        && area.bytes().all(|b| b.is_ascii_lowercase())
+        && only(letter, u8::is_ascii_lowercase)
+        && only(area, u8::is_ascii_lowercase)
         && digits.len() < place.len()
-        && !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit())
+        && only(digits, u8::is_ascii_digit)
 }
 
 fn azure_resource_group(value: &str) -> bool {

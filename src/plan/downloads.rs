@@ -176,12 +176,7 @@ impl Asset {
                 let file = format!("containerd-{release}-windows-amd64.tar.gz");
                 let url =
                     format!("{GITHUB}/containerd/containerd/releases/download/v{release}/{file}");
-                Download {
-                    checksum_url: Some(format!("{url}.sha256sum")),
-                    url,
-                    file,
-                    digest: Some(Digest::Sha256),
-                }
+                Download::new(url, file, Some(("sha256sum", Digest::Sha256)))
             }
             Asset::Crictl => {
                 let file = format!("crictl-{release}-windows-amd64.tar.gz");
@@ -192,8 +187,8 @@ impl Asset {
                     Some(Digest::Sha256),
                 )
             }
-            Asset::Rke2InstallSh => installer(RKE2_INSTALL_SH, "install.sh"),
-            Asset::Rke2InstallPs1 => installer(RKE2_INSTALL_PS1, "install.ps1"),
+            Asset::Rke2InstallSh => Download::new(RKE2_INSTALL_SH.into(), "install.sh", None),
+            Asset::Rke2InstallPs1 => Download::new(RKE2_INSTALL_PS1.into(), "install.ps1", None),
         }
     }
 
@@ -231,15 +226,25 @@ fn named(table: &[(&str, &'static str)], release: &str) -> Option<&'static str> 
 }
 
 /// A GitHub release asset and its checksum file (`<asset>.sha256` / `.sha512`).
+impl Download {
+    /// `file` at `url`, with the checksum file published at `url` plus `.<suffix>`, if any.
+    fn new(url: String, file: impl Into<String>, checksum: Option<(&str, Digest)>) -> Self {
+        Download {
+            checksum_url: checksum.map(|(suffix, _)| format!("{url}.{suffix}")),
+            digest: checksum.map(|(_, digest)| digest),
+            url,
+            file: file.into(),
+        }
+    }
+}
+
 fn github(repository: &str, tag: &str, file: String, digest: Option<Digest>) -> Download {
     let url = format!("{GITHUB}/{repository}/releases/download/{tag}/{file}");
-    let checksum_url = digest.map(|digest| format!("{url}.{}", digest_suffix(digest)));
-    Download {
+    Download::new(
         url,
         file,
-        checksum_url,
-        digest,
-    }
+        digest.map(|digest| (digest_suffix(digest), digest)),
+    )
 }
 
 fn digest_suffix(digest: Digest) -> &'static str {
@@ -252,12 +257,7 @@ fn digest_suffix(digest: Digest) -> &'static str {
 /// A Kubernetes Windows binary on dl.k8s.io, with its `.sha256` (the digest alone).
 fn kubernetes_binary(tag: &str, binary: &str) -> Download {
     let url = format!("https://dl.k8s.io/{tag}/bin/windows/amd64/{binary}");
-    Download {
-        checksum_url: Some(format!("{url}.sha256")),
-        url,
-        file: binary.into(),
-        digest: Some(Digest::Sha256),
-    }
+    Download::new(url, binary, Some(("sha256", Digest::Sha256)))
 }
 
 /// A `v`-tagged Kubernetes release of a minor the table knows, no newer than its newest patch.
@@ -282,18 +282,9 @@ fn containerd_release_listed(version: &str) -> bool {
 
 /// The cri-tools release some Kubernetes minor's row names.
 fn crictl_release_listed(tag: &str) -> bool {
-    (kubernetes::oldest().minor..=kubernetes::newest().minor)
-        .filter_map(|minor| kubernetes::resolve(&Release::new(1, minor, 0)).row.crictl)
-        .any(|crictl| crictl == tag)
-}
-
-fn installer(url: &str, file: &str) -> Download {
-    Download {
-        url: url.into(),
-        file: file.into(),
-        checksum_url: None,
-        digest: None,
-    }
+    kubernetes::RELEASES
+        .iter()
+        .any(|row| row.crictl == Some(tag))
 }
 
 /// Whether `url` is a download or a checksum file of some release in the table.
@@ -309,16 +300,10 @@ pub fn is_listed(url: &str) -> bool {
 
 /// The releases `url` could belong to: each path segment, and a `v`-less containerd version.
 fn candidate_releases(asset: Asset, url: &str) -> impl Iterator<Item = String> + '_ {
-    let segments = url.split('/').map(str::to_owned);
-    let bare = match asset {
-        Asset::Containerd => url
-            .split('/')
-            .filter_map(|segment| segment.strip_prefix('v'))
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    };
-    segments.chain(bare).chain(std::iter::once(String::new()))
+    let bare = (url.split('/'))
+        .filter_map(|segment| segment.strip_prefix('v'))
+        .filter(move |_| asset == Asset::Containerd);
+    url.split('/').chain(bare).chain([""]).map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -737,15 +737,11 @@ pub fn never_published(resolved: &Resolved) -> Option<&'static FlannelRelease> {
     if resolved.known || bare.contains(['-', '+']) {
         return None;
     }
-    let releases: Vec<&FlannelRelease> = line(version.major, version.minor).collect();
-    let last = releases.last()?;
-    let line_is_closed = RELEASES.iter().any(|row| row.version > last.version);
-    if version > last.version && !line_is_closed {
+    let last = line(version.major, version.minor).last()?;
+    if version > last.version && last.version == newest().version {
         return None;
     }
-    releases
-        .into_iter()
-        .min_by_key(|row| row.version.patch.abs_diff(version.patch))
+    line(version.major, version.minor).min_by_key(|row| row.version.patch.abs_diff(version.patch))
 }
 
 /// Resolves a written flannel version (`v0.28.9`, `0.28.9`, `v0.29.0-rc1`) against the table, or
@@ -759,23 +755,18 @@ pub fn resolve(written: &str) -> Option<Resolved> {
     let exact = RELEASES
         .iter()
         .find(|row| row.version == version && !prerelease);
-    if let Some(row) = exact {
-        return Some(Resolved {
-            row,
-            tag,
-            known: true,
-        });
-    }
     // A pre-release comes before its release, so it is nearest to the release before that.
-    let nearest = RELEASES
-        .iter()
-        .rev()
-        .find(|row| row.version < version || (!prerelease && row.version == version))
-        .unwrap_or_else(oldest);
+    let nearest = || {
+        RELEASES
+            .iter()
+            .rev()
+            .find(|row| row.version < version)
+            .unwrap_or_else(oldest)
+    };
     Some(Resolved {
-        row: nearest,
+        row: exact.unwrap_or_else(nearest),
         tag,
-        known: false,
+        known: exact.is_some(),
     })
 }
 

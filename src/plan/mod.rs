@@ -327,7 +327,7 @@ impl Plan {
             .nodes
             .iter()
             .enumerate()
-            .map(|(index, node)| live_of(index).or_else(|| pinned_subnet(node)))
+            .map(|(index, node)| live_of(index).or_else(|| pinned_subnet(&node.pinned)))
             .collect();
         let assigned = match &self.cluster_cidr {
             Ok(cluster) => subnets::assign(cluster, self.node_mask, &fixed),
@@ -379,19 +379,18 @@ impl Plan {
     /// host-gw adjacency: the layer-2 network that holds the first node (the widest host subnet
     /// holding it, or its /24 when no host subnets are declared), and the nodes outside it.
     pub fn nodes_off_segment(&self) -> Option<(Ipv4Net, Vec<usize>)> {
-        let plan = self;
-        let addresses: Vec<(usize, Ipv4Addr)> = plan
+        let addresses: Vec<(usize, Ipv4Addr)> = self
             .nodes
             .iter()
             .enumerate()
             .filter_map(|(index, node)| Some((index, *node.address.as_ref().ok()?)))
             .collect();
         let (_, first) = addresses.first()?;
-        let segment = if plan.host_subnets.is_empty() {
+        let segment = if self.host_subnets.is_empty() {
             Ipv4Net::new(*first, 24).ok()?.trunc()
         } else {
             // The widest declared network holding the first node: the most generous reading.
-            plan.host_subnets
+            self.host_subnets
                 .iter()
                 .flatten()
                 .filter(|subnet| subnet.contains(first))
@@ -410,18 +409,16 @@ impl Plan {
 fn parse_release(text: &str, what: &str, example: &str) -> Parsed<Release> {
     Release::parse(text).ok_or_else(|| {
         // `1.30` lacks only the patch: the minor's first release is one that exists.
-        let minor = Release::parse(&format!("{text}.0")).is_some();
-        let example = if minor {
-            format!("{text}.0")
-        } else {
-            example.to_string()
+        let first = format!("{text}.0");
+        let (problem, example) = match Release::parse(&first) {
+            Some(_) => (
+                format!("`{text}` names a minor only: a {what} names its patch too"),
+                first.as_str(),
+            ),
+            None => (format!("`{text}` is not a {what}"), example),
         };
         InputError::new(
-            if minor {
-                format!("`{text}` names a minor only: a {what} names its patch too")
-            } else {
-                format!("`{text}` is not a {what}")
-            },
+            problem,
             format!("write it as `MAJOR.MINOR.PATCH` in quotes, e.g. `\"{example}\"`"),
         )
     })
@@ -538,17 +535,14 @@ fn plan_windows(
             .find(|node| node.roles.contains(&Role::Controlplane))
             .map(|node| address::parse_ip(&node.address)),
     };
-    let host_process = setup == Some(WindowsSetup::HostProcess);
-    let default_runtime = if host_process {
-        Runtime::Containerd
-    } else {
-        Runtime::Dockerd
-    };
     // The RKE2 agent embeds containerd: `windows.runtime` does not choose anything there.
-    let runtime = if distribution.windows_join == distribution::WindowsJoin::Rke2Agent {
-        Runtime::Containerd
-    } else {
-        windows.runtime.unwrap_or(default_runtime)
+    let runtime = match windows.runtime {
+        _ if distribution.windows_join == distribution::WindowsJoin::Rke2Agent => {
+            Runtime::Containerd
+        }
+        Some(runtime) => runtime,
+        None if setup == Some(WindowsSetup::HostProcess) => Runtime::Containerd,
+        None => Runtime::Dockerd,
     };
     let written = windows.host_process.as_ref();
     let images = written.and_then(|hp| hp.images.as_ref());
@@ -558,10 +552,8 @@ fn plan_windows(
     let flannel_image = images
         .and_then(|images| images.flannel.clone())
         .or_else(|| {
-            let tag = match spec.flannel.version.as_deref() {
-                Some(version) => release_tag(version),
-                None => release_tag(&default_flannel_version()),
-            }?;
+            let version = spec.flannel.version.clone();
+            let tag = release_tag(&version.unwrap_or_else(default_flannel_version))?;
             Some(format!("{}/flannel-windows:{tag}-hostprocess", registry?))
         });
     let kube_proxy_image = images
@@ -656,11 +648,8 @@ fn parse_windows_build(text: &str) -> Parsed<WindowsBuild> {
 }
 
 /// A node's pinned subnet, when the pin parses.
-fn pinned_subnet(node: &NodePlan) -> Option<Ipv4Net> {
-    match &node.pinned {
-        Some(Ok(subnet)) => Some(*subnet),
-        _ => None,
-    }
+fn pinned_subnet(pin: &Option<Parsed<Ipv4Net>>) -> Option<Ipv4Net> {
+    pin.as_ref()?.as_ref().ok().copied()
 }
 
 /// Pod addresses a node can hand out: the subnet less network, broadcast and gateway, and on
@@ -700,13 +689,7 @@ fn plan_nodes(
         .map(|node| node.pod_cidr.as_deref().map(address::parse_cidr))
         .collect();
     // An unparseable pin keeps its node out of the assignment: the node gets no subnet.
-    let pins: Vec<Option<Ipv4Net>> = pinned
-        .iter()
-        .map(|pin| match pin {
-            Some(Ok(subnet)) => Some(*subnet),
-            _ => None,
-        })
-        .collect();
+    let pins: Vec<Option<Ipv4Net>> = pinned.iter().map(pinned_subnet).collect();
     let assigned = match cluster {
         Some(cluster) => subnets::assign(cluster, mask, &pins),
         None => pins.clone(),
@@ -746,33 +729,27 @@ fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeW
         (None, shared_build) => (shared_build, "/windows/build".to_string()),
     };
     let build = text.map(|text| parse_windows_build(text));
-    let mut defaults = build
-        .as_ref()
-        .and_then(|build| build.as_ref().ok())
-        .map_or_else(
-            || default_images(17763),
-            |build| default_images(build.build),
-        );
+    let parsed = build.as_ref().and_then(|build| build.as_ref().ok());
+    let mut defaults = default_images(parsed.map_or(17763, |build| build.build));
     if setup == Some(WindowsSetup::HostProcess) {
         // containerd runs the sandboxes there; its own default pause image may predate the
         // node's build (containerd 1.7 has pause:3.8, without Windows Server 2025).
-        defaults.pause = match build.as_ref().and_then(|build| build.as_ref().ok()) {
+        defaults.pause = match parsed {
             Some(build) if build.build == 17763 => pins::PAUSE_IMAGE_WS2019,
             _ => pins::PAUSE_IMAGE,
         }
         .to_string();
     }
     let written = shared.and_then(|windows| windows.images.as_ref());
+    let image = |read: fn(&crate::spec::Images) -> &Option<String>, default: String| {
+        written
+            .and_then(|images| read(images).clone())
+            .unwrap_or(default)
+    };
     let images = Images {
-        pause: written
-            .and_then(|images| images.pause.clone())
-            .unwrap_or(defaults.pause),
-        nanoserver: written
-            .and_then(|images| images.nanoserver.clone())
-            .unwrap_or(defaults.nanoserver),
-        servercore: written
-            .and_then(|images| images.servercore.clone())
-            .unwrap_or(defaults.servercore),
+        pause: image(|images| &images.pause, defaults.pause),
+        nanoserver: image(|images| &images.nanoserver, defaults.nanoserver),
+        servercore: image(|images| &images.servercore, defaults.servercore),
     };
     NodeWindows {
         build,
@@ -796,7 +773,6 @@ pub fn default_images(build: u32) -> Images {
             nanoserver: "ltsc2022",
             servercore: "ltsc2022",
         });
-    let (nano_tag, core_tag) = (base.nanoserver, base.servercore);
     let pause = if build == 17763 {
         "mcr.microsoft.com/k8s/core/pause:1.2.0".to_string()
     } else {
@@ -804,8 +780,8 @@ pub fn default_images(build: u32) -> Images {
     };
     Images {
         pause,
-        nanoserver: format!("mcr.microsoft.com/windows/nanoserver:{nano_tag}"),
-        servercore: format!("mcr.microsoft.com/windows/servercore:{core_tag}"),
+        nanoserver: format!("mcr.microsoft.com/windows/nanoserver:{}", base.nanoserver),
+        servercore: format!("mcr.microsoft.com/windows/servercore:{}", base.servercore),
     }
 }
 

@@ -91,10 +91,7 @@ pub fn plan(spec: &Spec, kubernetes: Option<&Release>) -> Rke2Plan {
         .find(|index| with_etcd(index) && at_join_address(index))
         .or_else(|| servers.iter().copied().find(with_etcd))
         .or_else(|| servers.first().copied());
-    let names_a_node = spec
-        .nodes
-        .iter()
-        .any(|node| address::parse_ip(&node.address).ok().as_ref() == joined);
+    let names_a_node = (0..spec.nodes.len()).any(|index| at_join_address(&index));
     let server_join_address = match written {
         Some(_) if !names_a_node => join_address.clone(),
         _ => first_server.map(|index| address::parse_ip(&spec.nodes[index].address)),
@@ -130,16 +127,13 @@ fn release(written: &str, kubernetes: Option<&Release>) -> Parsed<Resolved> {
             "write it as `MAJOR.MINOR.PATCH`, e.g. `\"1.31.4\"` or `\"v1.31.4+rke2r1\"`",
         )
     })?;
-    let suffix = written
-        .trim_start_matches('v')
-        .find(['-', '+'])
-        .map(|at| &written.trim_start_matches('v')[at..]);
+    let bare = written.trim_start_matches('v');
+    let suffix = bare.find(['-', '+']).map(|at| &bare[at..]);
     let revision = match suffix {
         None => 1,
         Some(suffix) => suffix
             .strip_prefix("+rke2r")
-            .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|digits| digits.parse::<u32>().ok())
+            .and_then(super::version::number)
             .ok_or_else(|| {
                 InputError::new(
                     format!(

@@ -3,6 +3,7 @@
 
 use super::address::size;
 use ipnet::Ipv4Net;
+use std::net::Ipv4Addr;
 
 /// Assigns a subnet of `mask` bits from `cluster` to every `None` in `pinned`, in order, skipping
 /// every block a pinned subnet touches. Nodes left over when the cluster network runs out get
@@ -51,14 +52,11 @@ pub fn assign(cluster: &Ipv4Net, mask: u8, pinned: &[Option<Ipv4Net>]) -> Vec<Op
 
 /// The first and last block index (of size 2^shift) that `subnet` touches inside `cluster`.
 fn block_range(cluster: &Ipv4Net, shift: u32, subnet: &Ipv4Net) -> Option<(u64, u64)> {
-    let start = u64::from(u32::from(subnet.network())).max(u64::from(u32::from(cluster.network())));
-    let end =
-        u64::from(u32::from(subnet.broadcast())).min(u64::from(u32::from(cluster.broadcast())));
-    if start > end {
-        return None;
-    }
-    let base = u64::from(u32::from(cluster.network()));
-    Some(((start - base) >> shift, (end - base) >> shift))
+    let number = |address: Ipv4Addr| u64::from(u32::from(address));
+    let base = number(cluster.network());
+    let start = number(subnet.network()).max(base);
+    let end = number(subnet.broadcast()).min(number(cluster.broadcast()));
+    (start <= end).then(|| ((start - base) >> shift, (end - base) >> shift))
 }
 
 /// Pairs `(earlier, later)` of indices into `networks` that overlap, one pair for each network

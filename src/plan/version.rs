@@ -26,10 +26,7 @@ impl Release {
     pub fn parse(text: &str) -> Option<Self> {
         let core = text.strip_prefix('v').unwrap_or(text);
         let core = core.split_once(['-', '+']).map_or(core, |(core, _)| core);
-        let mut parts = core.split('.').map(|part| {
-            let canonical = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
-            canonical.then(|| part.parse::<u32>().ok()).flatten()
-        });
+        let mut parts = core.split('.').map(number);
         let release = Self::new(parts.next()??, parts.next()??, parts.next()??);
         parts.next().is_none().then_some(release)
     }
@@ -38,6 +35,12 @@ impl Release {
     pub fn at_least(&self, major: u32, minor: u32) -> bool {
         (self.major, self.minor) >= (major, minor)
     }
+}
+
+/// A number written in decimal digits only (no sign, no space).
+pub(crate) fn number(part: &str) -> Option<u32> {
+    let digits = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    digits.then(|| part.parse().ok()).flatten()
 }
 
 impl fmt::Display for Release {
@@ -61,11 +64,7 @@ impl WindowsBuild {
             Some((build, revision)) => (build, Some(revision)),
             None => (rest, None),
         };
-        let number = |part: &str| {
-            (!part.is_empty() && part.len() <= 9 && part.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| part.parse::<u32>().ok())
-                .flatten()
-        };
+        let number = |part: &str| number(part).filter(|_| part.len() <= 9);
         let build = number(build).filter(|build| *build >= 10_000)?;
         let revision = match revision {
             Some(revision) => Some(number(revision)?),

@@ -41,18 +41,14 @@ pub struct ContainerdLine {
 /// ("unsupported config version").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ConfigFormat {
-    V2,
-    V3,
-    V4,
+    V2 = 2,
+    V3 = 3,
+    V4 = 4,
 }
 
 impl ConfigFormat {
     pub fn version(self) -> u32 {
-        match self {
-            ConfigFormat::V2 => 2,
-            ConfigFormat::V3 => 3,
-            ConfigFormat::V4 => 4,
-        }
+        self as u32
     }
 
     /// The CRI settings live in `io.containerd.cri.v1.runtime` and `io.containerd.cri.v1.images`
@@ -165,13 +161,11 @@ pub struct Resolved {
 }
 
 pub fn resolve(version: &Release) -> Resolved {
-    if let Some(row) = LINES.iter().find(|row| row.holds(version)) {
-        return Resolved { row, known: true };
-    }
+    let own = LINES.iter().find(|row| row.holds(version));
     let later = (version.major, version.minor) > (newest().major, newest().minor);
     Resolved {
-        row: if later { newest() } else { oldest() },
-        known: false,
+        row: own.unwrap_or(if later { newest() } else { oldest() }),
+        known: own.is_some(),
     }
 }
 

@@ -555,39 +555,16 @@ impl Resolved {
 }
 
 pub fn resolve(version: &Release) -> Resolved {
-    let (oldest, newest) = (oldest(), newest());
-    if version.major != 1 {
-        let row = if version.major == 0 {
-            oldest
-        } else {
-            &ASSUMED_AFTER_NEWEST
-        };
-        return Resolved {
-            row,
-            known: Known::Impossible,
-        };
-    }
-    if let Some(row) = RELEASES.iter().find(|row| row.minor == version.minor) {
-        return Resolved {
-            row,
-            known: Known::Yes,
-        };
-    }
-    if version.minor < oldest.minor {
-        return Resolved {
-            row: oldest,
-            known: Known::BeforeTable,
-        };
-    }
-    let known = if version.minor == newest.minor + 1 {
-        Known::AfterNewest
-    } else {
-        Known::Impossible
+    let after = &ASSUMED_AFTER_NEWEST;
+    let (row, known) = match RELEASES.iter().find(|row| row.minor == version.minor) {
+        _ if version.major == 0 => (oldest(), Known::Impossible),
+        _ if version.major != 1 => (after, Known::Impossible),
+        Some(row) => (row, Known::Yes),
+        None if version.minor < oldest().minor => (oldest(), Known::BeforeTable),
+        None if version.minor == newest().minor + 1 => (after, Known::AfterNewest),
+        None => (after, Known::Impossible),
     };
-    Resolved {
-        row: &ASSUMED_AFTER_NEWEST,
-        known,
-    }
+    Resolved { row, known }
 }
 
 #[cfg(test)]

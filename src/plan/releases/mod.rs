@@ -26,12 +26,3 @@ pub enum MountLayout {
     Symlink,
     Bind,
 }
-
-impl MountLayout {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MountLayout::Symlink => "symlink",
-            MountLayout::Bind => "bind",
-        }
-    }
-}

@@ -371,12 +371,8 @@ pub fn resolve(release: Release, revision: u32) -> Resolved {
     let known = row.is_some_and(|row| {
         row.minor == release.minor && row.from <= position && position <= row.to
     });
-    let newest_of_minor = RELEASES
-        .iter()
-        .filter(|row| row.minor == release.minor)
-        .map(|row| row.to)
-        .max();
-    let after_table = release.major == 1 && newest_of_minor.is_none_or(|to| position > to);
+    let after_table =
+        release.major == 1 && newest_in_minor(release.minor).is_none_or(|to| position > to);
     Resolved {
         row,
         tag,
@@ -387,42 +383,46 @@ pub fn resolve(release: Release, revision: u32) -> Resolved {
 
 /// The first release of a minor whose Windows agents run a supported flannel, if any.
 pub fn first_supported_on_windows(minor: u32) -> Option<String> {
-    RELEASES
-        .iter()
-        .find(|row| {
-            row.minor == minor
-                && row
-                    .flannel
-                    .is_some_and(|flannel| flannel.windows() == WindowsFlannel::Supported)
-        })
-        .map(|row| format!("v1.{minor}.{}+rke2r{}", row.from.0, row.from.1))
+    first_bundling(minor, |flannel| {
+        flannel.windows() == WindowsFlannel::Supported
+    })
 }
 
-/// The newest Kubernetes patch of a minor RKE2 released (its tags follow Kubernetes' patches).
-pub fn newest_kubernetes_patch(minor: u32) -> Option<u32> {
+/// The first release of a minor whose flannel is `wanted`.
+fn first_bundling(minor: u32, wanted: impl Fn(&Bundled) -> bool) -> Option<String> {
     RELEASES
         .iter()
-        .filter(|row| row.minor == minor)
-        .map(|row| row.to.0)
-        .max()
+        .find(|row| row.minor == minor && row.flannel.as_ref().is_some_and(&wanted))
+        .map(|row| tag(minor, row.from))
 }
 
-/// The first release of a minor with `cni: flannel`, if any.
-pub fn first_with_flannel(minor: u32) -> Option<String> {
-    RELEASES
-        .iter()
-        .find(|row| row.minor == minor && row.flannel.is_some())
-        .map(|row| format!("v1.{minor}.{}+rke2r{}", row.from.0, row.from.1))
+/// `v1.<minor>.<patch>+rke2r<revision>`.
+fn tag(minor: u32, (patch, revision): (u32, u32)) -> String {
+    format!("v1.{minor}.{patch}+rke2r{revision}")
 }
 
-/// The newest release of a minor the table holds, `v1.<minor>.<patch>+rke2r<revision>`.
-pub fn newest_of_minor(minor: u32) -> Option<String> {
+/// The newest release of a minor the table holds, as `(patch, revision)`.
+pub fn newest_in_minor(minor: u32) -> Option<(u32, u32)> {
     RELEASES
         .iter()
         .filter(|row| row.minor == minor)
         .map(|row| row.to)
         .max()
-        .map(|(patch, revision)| format!("v1.{minor}.{patch}+rke2r{revision}"))
+}
+
+/// The newest Kubernetes patch of a minor RKE2 released (its tags follow Kubernetes' patches).
+pub fn newest_kubernetes_patch(minor: u32) -> Option<u32> {
+    newest_in_minor(minor).map(|(patch, _)| patch)
+}
+
+/// The first release of a minor with `cni: flannel`, if any.
+pub fn first_with_flannel(minor: u32) -> Option<String> {
+    first_bundling(minor, |_| true)
+}
+
+/// The newest release of a minor the table holds, `v1.<minor>.<patch>+rke2r<revision>`.
+pub fn newest_of_minor(minor: u32) -> Option<String> {
+    newest_in_minor(minor).map(|newest| tag(minor, newest))
 }
 
 /// The release of the same minor nearest to `v<release>+rke2r<revision>` that the table knows
@@ -435,14 +435,14 @@ pub fn nearest_of_minor(release: Release, revision: u32) -> Option<String> {
         .filter(|row| release.major == 1 && row.minor == release.minor)
         .flat_map(|row| [row.from, row.to])
         .min_by_key(|&(patch, rev)| (patch.abs_diff(wanted.0), rev.abs_diff(wanted.1)))
-        .map(|(patch, rev)| format!("v1.{}.{patch}+rke2r{rev}", release.minor))
+        .map(|published| tag(release.minor, published))
 }
 
 /// The newest release of the table.
 pub fn newest() -> String {
-    RELEASES.last().map_or_else(String::new, |row| {
-        format!("v1.{}.{}+rke2r{}", row.minor, row.to.0, row.to.1)
-    })
+    RELEASES
+        .last()
+        .map_or_else(String::new, |row| tag(row.minor, row.to))
 }
 
 #[cfg(test)]

@@ -2,11 +2,6 @@
 //! Kubernetes version skew policy and the deployment tools' own limits, as data the change plan
 //! ([`crate::change`]) reads and its property test holds every step to.
 
-/// The Kubernetes version skew policy (https://kubernetes.io/releases/version-skew-policy/): the
-/// kubelet and kube-proxy must not be newer than kube-apiserver, and may be up to three minors
-/// older from kubelet 1.25, two before.
-pub const SKEW_POLICY: &str = "https://kubernetes.io/releases/version-skew-policy/";
-
 /// kubeadm upgrades one minor at a time: "Skipping MINOR versions when upgrading is unsupported"
 /// (https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/kubeadm-upgrade/).
 pub const KUBEADM_UPGRADE: &str =
@@ -20,7 +15,9 @@ pub const RKE2_UPGRADE: &str = "https://docs.rke2.io/upgrades/manual_upgrade";
 /// (https://rke.docs.rancher.com/upgrades).
 pub const RKE1_UPGRADE: &str = "https://rke.docs.rancher.com/upgrades";
 
-/// How many minors a kubelet (or kube-proxy) of `minor` may be older than kube-apiserver.
+/// How many minors a kubelet (or kube-proxy) of `minor` may be older than kube-apiserver, which it
+/// must never be newer than: three from kubelet 1.25, two before (the Kubernetes version skew
+/// policy, https://kubernetes.io/releases/version-skew-policy/).
 pub fn max_node_skew(minor: u32) -> u32 {
     if minor >= 25 { 3 } else { 2 }
 }
