@@ -443,3 +443,44 @@ fn each_minor_default_containerd_plans_clean() {
         );
     }
 }
+
+/// The containerd HG313's and HG318's help names, applied as written, plans clean on every minor
+/// and line: the help never trades one finding for another (an end-of-life line for HG313).
+#[test]
+fn the_containerd_the_help_names_plans_clean() {
+    for row in kubernetes::RELEASES
+        .iter()
+        .filter(|row| row.minor >= FIRST_MINOR)
+    {
+        for line in containerd::LINES {
+            let text = spec_text(row, line, BUILDS[1]);
+            let checked = hybridgen::pipeline::check("spec.yaml", text.clone().into_bytes());
+            for finding in checked
+                .diagnostics
+                .iter()
+                .filter(|d| matches!(d.code(), "HG313" | "HG318"))
+            {
+                let help = finding.help.as_deref().unwrap_or_default();
+                let Some(named) = help
+                    .strip_prefix("use containerd ")
+                    .and_then(|rest| rest.split([',', ' ']).next())
+                else {
+                    continue;
+                };
+                let applied = text.replace(
+                    &format!("version: {}", line.newest),
+                    &format!("version: {named}"),
+                );
+                let again = hybridgen::pipeline::check("spec.yaml", applied.into_bytes());
+                let codes: Vec<&str> = again.diagnostics.iter().map(|d| d.code()).collect();
+                assert_eq!(
+                    codes,
+                    [] as [&str; 0],
+                    "1.{} with containerd {}: the help `{help}` does not plan clean",
+                    row.minor,
+                    line.newest
+                );
+            }
+        }
+    }
+}
