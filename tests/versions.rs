@@ -249,12 +249,15 @@ fn every_minor_line_and_build_renders_what_its_rows_call_for() {
                     },
                     "{at}"
                 );
-                assert!(
-                    script_list(script, "LogRunnerArguments")
-                        .iter()
-                        .any(|flag| flag.starts_with("-log-file-size=")),
-                    "{at}"
-                );
+                // Rotated, and flushed every few seconds: on Windows kube-log-runner otherwise
+                // leaves recent lines unwritten (its README, `-flush-interval`).
+                let log_runner_flags = script_list(script, "LogRunnerArguments");
+                for flag in ["-log-file-size=", "-flush-interval=5s"] {
+                    assert!(
+                        log_runner_flags.iter().any(|given| given.starts_with(flag)),
+                        "{at}: no {flag}"
+                    );
+                }
                 assert_eq!(
                     Some(script_value(script, "CrictlVersion")),
                     row.crictl,
