@@ -258,3 +258,39 @@ fn both_sides_of_every_rendered_cluster_use_vni_4096_and_port_4789() {
         }
     }
 }
+
+/// `plan.json` on RKE2 (standalone and Rancher) names no value RKE2 never uses: no flannel
+/// `macPrefix` (its Windows net-conf has none), and no Windows `interfaceName` or `pauseImage`
+/// (it binds flanneld by node address and runs its own pause image).
+#[test]
+fn plan_json_on_rke2_names_no_value_rke2_ignores() {
+    let mut windows_nodes = 0;
+    for spec in rke2_specs() {
+        let plan = rendered(&spec)
+            .into_iter()
+            .find(|artifact| artifact.path == "plan.json")
+            .unwrap();
+        let plan: serde_json::Value = serde_json::from_str(&plan.contents).unwrap();
+        assert_eq!(plan["flannel"].get("macPrefix"), None, "{}", spec.display());
+        for node in plan["nodes"].as_array().unwrap() {
+            let Some(windows) = node.get("windows") else {
+                continue;
+            };
+            windows_nodes += 1;
+            assert_eq!(
+                keys_of(windows),
+                ["build", "nanoserverImage", "servercoreImage"]
+            );
+        }
+    }
+    assert!(windows_nodes > 0, "no RKE2 spec with Windows nodes");
+}
+
+fn keys_of(value: &serde_json::Value) -> Vec<&str> {
+    value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect()
+}

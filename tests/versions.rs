@@ -249,12 +249,15 @@ fn every_minor_line_and_build_renders_what_its_rows_call_for() {
                     },
                     "{at}"
                 );
-                assert!(
-                    script_list(script, "LogRunnerArguments")
-                        .iter()
-                        .any(|flag| flag.starts_with("-log-file-size=")),
-                    "{at}"
-                );
+                // Rotated, and flushed every few seconds: on Windows kube-log-runner otherwise
+                // leaves recent lines unwritten (its README, `-flush-interval`).
+                let log_runner_flags = script_list(script, "LogRunnerArguments");
+                for flag in ["-log-file-size=", "-flush-interval=5s"] {
+                    assert!(
+                        log_runner_flags.iter().any(|given| given.starts_with(flag)),
+                        "{at}: no {flag}"
+                    );
+                }
                 assert_eq!(
                     Some(script_value(script, "CrictlVersion")),
                     row.crictl,
@@ -441,5 +444,46 @@ fn each_minor_default_containerd_plans_clean() {
             "1.{}",
             row.minor
         );
+    }
+}
+
+/// The containerd HG313's and HG318's help names, applied as written, plans clean on every minor
+/// and line: the help never trades one finding for another (an end-of-life line for HG313).
+#[test]
+fn the_containerd_the_help_names_plans_clean() {
+    for row in kubernetes::RELEASES
+        .iter()
+        .filter(|row| row.minor >= FIRST_MINOR)
+    {
+        for line in containerd::LINES {
+            let text = spec_text(row, line, BUILDS[1]);
+            let checked = hybridgen::pipeline::check("spec.yaml", text.clone().into_bytes());
+            for finding in checked
+                .diagnostics
+                .iter()
+                .filter(|d| matches!(d.code(), "HG313" | "HG318"))
+            {
+                let help = finding.help.as_deref().unwrap_or_default();
+                let Some(named) = help
+                    .strip_prefix("use containerd ")
+                    .and_then(|rest| rest.split([',', ' ']).next())
+                else {
+                    continue;
+                };
+                let applied = text.replace(
+                    &format!("version: {}", line.newest),
+                    &format!("version: {named}"),
+                );
+                let again = hybridgen::pipeline::check("spec.yaml", applied.into_bytes());
+                let codes: Vec<&str> = again.diagnostics.iter().map(|d| d.code()).collect();
+                assert_eq!(
+                    codes,
+                    [] as [&str; 0],
+                    "1.{} with containerd {}: the help `{help}` does not plan clean",
+                    row.minor,
+                    line.newest
+                );
+            }
+        }
     }
 }

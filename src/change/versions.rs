@@ -8,7 +8,7 @@ use super::{Action, Component, Paths, Step, VersionState, drain, drained};
 use crate::diagnostic::{Diagnostic, Rule, value};
 use crate::plan::WindowsSetup;
 use crate::plan::distribution::Distribution;
-use crate::plan::releases::advisories::{self, Scope};
+use crate::plan::releases::advisories::{self, Certainty, Scope};
 use crate::plan::releases::{containerd, kubernetes, rke2, skew};
 use crate::plan::version::Release;
 use crate::rules::change::{self as rules, ChangeContext};
@@ -192,8 +192,10 @@ fn rke2_intermediate(context: &ChangeContext, minor: u32) -> Result<Stage, Box<D
         context.new.plan.has_windows() && context.new.plan.flannel.backend == Backend::Vxlan;
     if let Some(bundled) = resolved.flannel()
         && windows_vxlan
-        && let Some(advisory) =
-            advisories::flannel(bundled.windows_flanneld, Scope::WindowsVxlan).next()
+        // Only a bug shown to leave Windows nodes without a network bars a stage; one that hits
+        // only some nodes (more than one adapter) does not.
+        && let Some(advisory) = advisories::flannel(bundled.windows_flanneld, Scope::WindowsVxlan)
+            .find(|advisory| advisory.certainty == Certainty::Breaks)
     {
         return Err(unavailable(format!(
             "RKE2 {}, the release of 1.{minor} to pass through, bundles Windows flanneld v{}: {} ({})",

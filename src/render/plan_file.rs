@@ -90,7 +90,10 @@ struct Flannel {
     vni: u32,
     port: u16,
     direct_routing: bool,
-    mac_prefix: String,
+    /// Absent on RKE2, whose flannel net-conf has no `MacPrefix` (rancher/rke2
+    /// `pkg/windows/flannel.go`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mac_prefix: Option<String>,
     network_name: String,
 }
 
@@ -136,8 +139,13 @@ struct Node<'a> {
 #[serde(rename_all = "camelCase")]
 struct NodeWindows<'a> {
     build: String,
-    interface_name: &'a str,
-    pause_image: &'a str,
+    /// Absent on RKE2, which binds flanneld by the node address (`--iface=<node-ip>`) and runs
+    /// its own pause image (`rancher/mirrored-pause`, rancher/rke2 `pkg/images/images.go`, flag
+    /// `pause-image`): hybridgen writes neither to the node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interface_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pause_image: Option<&'a str>,
     nanoserver_image: &'a str,
     servercore_image: &'a str,
 }
@@ -232,6 +240,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let network = input.network()?;
     let release = super::flannel::planned_release(input)?;
     let cluster = &network.cluster_cidr;
+    let not_rke2 = plan.rke2.is_none();
     let nodes = plan
         .nodes
         .iter()
@@ -258,8 +267,8 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
                         Some(Ok(build)) => build.to_string(),
                         _ => String::new(),
                     },
-                    interface_name: &windows.interface_name,
-                    pause_image: &windows.images.pause,
+                    interface_name: not_rke2.then_some(windows.interface_name.as_str()),
+                    pause_image: not_rke2.then_some(windows.images.pause.as_str()),
                     nanoserver_image: &windows.images.nanoserver,
                     servercore_image: &windows.images.servercore,
                 }),
@@ -297,7 +306,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             vni: plan.flannel.vni,
             port: plan.flannel.port,
             direct_routing: plan.flannel.direct_routing,
-            mac_prefix: plan.flannel.mac_prefix.clone(),
+            mac_prefix: not_rke2.then(|| plan.flannel.mac_prefix.clone()),
             network_name: plan.flannel.network_name.clone(),
         },
         windows: windows(input),

@@ -4,7 +4,8 @@
 
 use super::{Context, declare_rules};
 use crate::diagnostic::{Diagnostic, key, value};
-use crate::plan::releases::kubernetes::{self, ContainerdOne};
+use crate::plan::releases::containerd::ContainerdLine;
+use crate::plan::releases::kubernetes::{self, ContainerdOne, KubernetesRelease};
 use crate::plan::releases::windows::{Has, Update};
 use crate::plan::releases::{self, containerd};
 use crate::plan::version::{Release, WindowsBuild};
@@ -476,11 +477,13 @@ fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
     }
     let pointer = value("/windows/containerd/version");
     let oldest = containerd::oldest();
-    let default = context
-        .plan
-        .kubernetes_release
-        .map_or(kubernetes::newest(), |resolved| resolved.row)
-        .default_containerd;
+    let use_maintained = use_maintained_containerd(
+        context
+            .plan
+            .kubernetes_release
+            .map_or(kubernetes::newest(), |resolved| resolved.row),
+        "version",
+    );
     if (version.major, version.minor) < (oldest.major, oldest.minor) {
         found.push(
             Diagnostic::new(
@@ -492,7 +495,7 @@ fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
                 ),
             )
             .label("no HostProcess containers")
-            .help(format!("use containerd {default}, or leave `version` out")),
+            .help(use_maintained.clone()),
         );
     } else if let (true, Some(day)) = (line.known, line.row.end_of_life) {
         found.push(
@@ -505,9 +508,36 @@ fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
                 ),
             )
             .label("end of life")
-            .help(format!("use containerd {default}, or leave `version` out"))
+            .help(use_maintained.clone())
             .warning(),
         );
+    }
+}
+
+/// The help naming the containerd to use on Kubernetes minor `row`: the newest patch of the newest
+/// line `RELEASES.md` lists for it that has not reached its end of life, else of the newest such
+/// line after every listed one (HG318 accepts it); the minor's default only where no line is
+/// maintained. A line past its end of life would only trade this finding for HG313's.
+fn use_maintained_containerd(row: &KubernetesRelease, field: &str) -> String {
+    let usable = |line: &&ContainerdLine| {
+        line.end_of_life.is_none()
+            && (line.runtime_config || row.containerd_one < ContainerdOne::FallsBack)
+    };
+    let listed = |line: &&ContainerdLine| row.containerd.iter().any(|minimum| line.holds(minimum));
+    let after_listed = |line: &&ContainerdLine| {
+        row.containerd
+            .iter()
+            .all(|minimum| (line.major, line.minor) > (minimum.major, minimum.minor))
+    };
+    let lines = || containerd::LINES.iter().filter(usable).rev();
+    let release = lines()
+        .find(listed)
+        .or_else(|| lines().find(after_listed))
+        .map_or(row.default_containerd, |line| line.newest);
+    if release == row.default_containerd {
+        format!("use containerd {release}, or leave `{field}` out")
+    } else {
+        format!("use containerd {release}")
     }
 }
 
@@ -560,13 +590,11 @@ fn check_containerd_support(context: &Context, found: &mut Vec<Diagnostic>) {
     } else {
         key("/windows")
     };
-    let default = row.default_containerd;
-    let use_default =
-        format!("use containerd {default}, or leave `windows.containerd.version` out");
+    let use_maintained = use_maintained_containerd(row, "windows.containerd.version");
     let finding = |message: String, label: &str| {
         Diagnostic::new(&CONTAINERD_KUBERNETES_SUPPORT, pointer.clone(), message)
             .label(label.to_string())
-            .help(use_default.clone())
+            .help(use_maintained.clone())
     };
     if !line.row.runtime_config {
         match row.containerd_one {

@@ -39,22 +39,27 @@ declare_rules! {
 
     /// ### What it checks
     /// The pinned releases against hybridgen's advisory table: `flannel.version` where the
-    /// Windows nodes run that flanneld (kubeadm; RKE2 bundles its own, HG602), and each Windows
-    /// node's build revision. An error where the bug is shown for this setup, a warning where it
-    /// is shown on a related one.
+    /// Windows nodes run that flanneld (kubeadm's HostProcess path; RKE2 bundles its own, HG602,
+    /// and KubeCluster.ps1 always installs v0.11.0), and each Windows node's build revision. An
+    /// error where the bug is shown for this setup, a warning where it is shown on a related one
+    /// or hits only nodes the spec cannot describe (more than one network adapter).
     ///
     /// ### Why it matters
     /// These releases plan and render like any other and then leave Windows nodes without a
     /// network: flannel v0.25.3's Windows vxlan backend gives up waiting for an interface that
     /// is there, and Windows Server 2022's July to September 2024 updates broke container
-    /// networking on Kubernetes until the October 2024 update.
+    /// networking on Kubernetes until the October 2024 update. Before v0.24.1 flanneld on
+    /// Windows ignores `--iface`: on a node with more than one network adapter it may build its
+    /// HNS network on another adapter than the node address's.
     ///
     /// ### Fix
-    /// Use the release the message names as fixed: flannel `v0.25.4` or later, or update the
+    /// Use the release the message names as fixed: flannel `v0.25.4` (`v0.24.1` for the adapter
+    /// choice, which only matters on nodes with more than one adapter) or later, or update the
     /// Windows nodes to the fixing update's revision and write it in `windows.build`.
     ///
     /// ### References
-    /// flannel-io/flannel 727fc083 and 42601e98; rancher/rke2#6171; microsoft/Windows-Containers#516;
+    /// flannel-io/flannel 727fc083 and 42601e98; flannel-io/flannel#1852 and 761c2578;
+    /// rancher/rke2#6171; microsoft/Windows-Containers#516;
     /// KB5044281; projectcalico/calico#9019.
     KNOWN_BROKEN_RELEASE = ("HG320", "known-broken-release", Error, Some(check_advisories));
 
@@ -160,12 +165,12 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
         Backend::Vxlan => Scope::WindowsVxlan,
         Backend::HostGw => Scope::Windows,
     };
-    // On RKE2 the Windows flanneld is RKE2's own (HG602), not `flannel.version`.
-    let release = plan
-        .flannel
-        .release
-        .as_ref()
-        .filter(|_| plan.rke2.is_none());
+    // On RKE2 the Windows flanneld is RKE2's own (HG602), and KubeCluster.ps1 downloads flanneld
+    // v0.11.0 whatever the spec says (sig-windows-tools `kubeadm/KubeClusterHelper.psm1`): only
+    // on the HostProcess path is it `flannel.version`.
+    let release = plan.flannel.release.as_ref().filter(|_| {
+        plan.rke2.is_none() && plan.windows_setup == Some(crate::plan::WindowsSetup::HostProcess)
+    });
     if let Some(release) = release {
         for advisory in advisories::flannel(release.row.version, scope) {
             let message = format!("flannel {}: {}", release.tag, advisory.effect);

@@ -39,7 +39,8 @@ pub enum Scope {
 pub enum Certainty {
     /// Shown in the code or by a field report on this setup: the nodes do not network.
     Breaks,
-    /// Shown on a related setup (another CNI on the same OS networking): it may.
+    /// Shown on a related setup (another CNI on the same OS networking), or only on nodes the
+    /// spec cannot describe (more than one network adapter): it may.
     MayBreak,
 }
 
@@ -67,6 +68,20 @@ pub static ADVISORIES: &[Advisory] = &[
         effect: "its Windows vxlan backend waits for the HNS interface with the poll's answers inverted, gives up after 25 s and flanneld exits",
         reference: "rancher/rke2#6171",
         source: "flannel-io/flannel 727fc083 (first in v0.25.3, `pkg/backend/vxlan/device_windows.go` `checkHostNetworkReady`), fixed by 42601e98 (v0.25.4); rancher/rke2#6171",
+    },
+    Advisory {
+        // From v0.11.0, the first release with Windows support, to v0.24.0: flanneld on Windows
+        // chose the adapter for its HNS network without its interface flags.
+        affected: Affected::Flannel {
+            first: Release::new(0, 11, 0),
+            last: Release::new(0, 24, 0),
+            fixed: Release::new(0, 24, 1),
+        },
+        scope: Scope::Windows,
+        certainty: Certainty::MayBreak,
+        effect: "flanneld on Windows ignores `--iface`, so if a Windows node has more than one network adapter, flanneld may build its HNS network on the wrong one; fixed in v0.24.1",
+        reference: "flannel-io/flannel#1852",
+        source: "flannel-io/flannel#1852 (\"we can't specify the interface to be used for the overlay network\" on Windows), fixed by 761c2578 (first in v0.24.1)",
     },
     Advisory {
         affected: Affected::WindowsRevisions {
@@ -141,6 +156,20 @@ mod tests {
             0,
             "host-gw is not hit"
         );
+    }
+
+    #[test]
+    fn flannel_before_v0_24_1_may_pick_the_wrong_windows_adapter_on_any_backend() {
+        let hits = |version, scope| {
+            flannel(Release::parse(version).unwrap(), scope)
+                .filter(|advisory| advisory.reference == "flannel-io/flannel#1852")
+                .count()
+        };
+        assert_eq!(hits("v0.24.0", Scope::Windows), 1);
+        assert_eq!(hits("v0.24.0", Scope::WindowsVxlan), 1);
+        assert_eq!(hits("v0.11.0", Scope::Windows), 1);
+        assert_eq!(hits("v0.24.1", Scope::Windows), 0);
+        assert_eq!(hits("v0.24.1", Scope::WindowsVxlan), 0);
     }
 
     #[test]

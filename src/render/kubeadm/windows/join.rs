@@ -411,11 +411,19 @@ pub(crate) fn kubelet_flags(
     flags
 }
 
-/// kube-log-runner's flags: the log file, rotated at [`pins::KUBELET_LOG_SIZE`] and rotated
-/// files removed after [`pins::KUBELET_LOG_AGE`] (kube-log-runner `-log-file-size`,
-/// `-log-file-age`: kubernetes PR #127667).
+/// How often kube-log-runner flushes the kubelet's log to disk. Its README recommends
+/// `-flush-interval` on Windows "to ensure recent log entries are written to disk in near
+/// real-time" (default 0: never), with `5s` as its example (kubernetes
+/// `staging/src/k8s.io/component-base/logs/kube-log-runner/README.md`).
+const KUBELET_LOG_FLUSH_INTERVAL: &str = "5s";
+
+/// kube-log-runner's flags: the log file, flushed every [`KUBELET_LOG_FLUSH_INTERVAL`], rotated
+/// at [`pins::KUBELET_LOG_SIZE`] and rotated files removed after [`pins::KUBELET_LOG_AGE`]
+/// (kube-log-runner `-flush-interval`, `-log-file-size`, `-log-file-age`: all three from
+/// kubernetes PR #127667, in [`pins::ROTATING_KUBE_LOG_RUNNER`], the oldest runner rendered).
 pub(crate) fn log_runner_flags() -> Vec<String> {
     vec![
+        format!("-flush-interval={KUBELET_LOG_FLUSH_INTERVAL}"),
         format!("-log-file={KUBELET_LOG}"),
         format!("-log-file-size={}", pins::KUBELET_LOG_SIZE),
         format!("-log-file-age={}", pins::KUBELET_LOG_AGE),
