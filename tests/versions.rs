@@ -359,10 +359,11 @@ fn the_rows_say_what_the_sources_say() {
             .iter()
             .any(|flag| flag.starts_with("--pod-infra-container-image"))
     };
-    // The sandbox image: a 1809 variant on Windows Server 2019, 3.10.2 (with ltsc2025) elsewhere.
+    // The sandbox image: the newest with a variant known to run on the build (3.10 carries 1809
+    // and ltsc2022; 3.10.2 adds ltsc2025).
     for (build, pause) in [
         (BUILDS[0], "registry.k8s.io/pause:3.10"),
-        (BUILDS[1], "registry.k8s.io/pause:3.10.2"),
+        (BUILDS[1], "registry.k8s.io/pause:3.10"),
         (BUILDS[2], "registry.k8s.io/pause:3.10.2"),
     ] {
         let rendered = render(row(33), line(2, 0), build);

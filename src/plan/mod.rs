@@ -729,17 +729,13 @@ fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeW
         (None, shared_build) => (shared_build, "/windows/build".to_string()),
     };
     let build = text.map(|text| parse_windows_build(text));
-    let parsed = build.as_ref().and_then(|build| build.as_ref().ok());
-    let mut defaults = default_images(parsed.map_or(17763, |build| build.build));
-    if setup == Some(WindowsSetup::HostProcess) {
-        // containerd runs the sandboxes there; its own default pause image may predate the
-        // node's build (containerd 1.7 has pause:3.8, without Windows Server 2025).
-        defaults.pause = match parsed {
-            Some(build) if build.build == 17763 => pins::PAUSE_IMAGE_WS2019,
-            _ => pins::PAUSE_IMAGE,
-        }
-        .to_string();
-    }
+    let defaults = default_images(
+        build
+            .as_ref()
+            .and_then(|build| build.as_ref().ok())
+            .map_or(17763, |build| build.build),
+        setup,
+    );
     let written = shared.and_then(|windows| windows.images.as_ref());
     let image = |read: fn(&crate::spec::Images) -> &Option<String>, default: String| {
         written
@@ -764,20 +760,18 @@ fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeW
 }
 
 /// The images that match a build: Microsoft's tags for the base images (a column of
-/// [`releases::windows`]; Windows Server 2022's for a build without its own), and a pause image built
-/// for it (the Windows Server 2019 one that KubeCluster.ps1 uses, else the multi-arch pause).
-pub fn default_images(build: u32) -> Images {
+/// [`releases::windows`]; Windows Server 2022's for a build without its own), and a pause image
+/// with a variant for it ([`windows_image::default_pause`]: the Windows Server 2019 one that
+/// KubeCluster.ps1 pulls there, else the newest multi-arch pause known to run on the build).
+pub fn default_images(build: u32, setup: Option<WindowsSetup>) -> Images {
     let base = releases::windows::row(build)
         .and_then(|row| row.images)
         .unwrap_or(releases::windows::BaseImages {
             nanoserver: "ltsc2022",
             servercore: "ltsc2022",
         });
-    let pause = if build == 17763 {
-        "mcr.microsoft.com/k8s/core/pause:1.2.0".to_string()
-    } else {
-        pins::PAUSE_IMAGE.to_string()
-    };
+    let kubecluster = setup == Some(WindowsSetup::KubeCluster);
+    let pause = windows_image::default_pause(build, kubecluster).to_string();
     Images {
         pause,
         nanoserver: format!("mcr.microsoft.com/windows/nanoserver:{}", base.nanoserver),

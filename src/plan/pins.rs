@@ -42,18 +42,6 @@ pub const WINDOWS_CNI_CONFIG_VERSION: &str = "0.3.0";
 /// `constants_windows.go`; sig-windows-tools `guides/guide-for-adding-windows-node.md`).
 pub const CONTAINERD_CRI_SOCKET: &str = "npipe:////./pipe/containerd-containerd";
 
-/// The sandbox (pause) image of Windows pods on the HostProcess path when `windows.images.pause`
-/// is absent, on Windows Server 2022 and later: 3.10.2 adds an ltsc2025 variant (kubernetes PR
-/// #138195), and containerd runs its ltsc2022 variant on later builds.
-pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10.2";
-
-/// The same on Windows Server 2019 (build 17763), which runs only a 1809 variant: 3.9 kept 1809
-/// and ltsc2022 (kubernetes `build/pause/CHANGELOG.md`,
-/// https://github.com/kubernetes/kubernetes/blob/master/build/pause/CHANGELOG.md) and 3.10 only
-/// added `pause -v`; from 3.10.1 the variants follow a new base image
-/// (`windows-pause-image-base:v0.4.1`) that no published list shows to hold 1809.
-pub const PAUSE_IMAGE_WS2019: &str = "registry.k8s.io/pause:3.10";
-
 /// The API server port when `windows.controlPlane.port` is absent (kubeadm's default bind port).
 pub const API_SERVER_PORT: u16 = 6443;
 

@@ -5,7 +5,7 @@ use crate::diagnostic::{Diagnostic, value};
 use crate::plan::releases::kubernetes::{self, Known};
 use crate::plan::releases::windows::{self, Has, Update};
 use crate::plan::version::WindowsBuild;
-use crate::plan::windows_image::{image_build, image_runs_on};
+use crate::plan::windows_image::{image_build, image_runs_on, pause_runs_on};
 use crate::plan::{Plan, WindowsSetup};
 use crate::spec::{Backend, Os, Role, Runtime};
 use std::collections::BTreeMap;
@@ -46,7 +46,13 @@ declare_rules! {
     /// ### What it checks
     /// That the pause, nanoserver and servercore images are built for the build of every Windows
     /// node that runs them (from Windows Server 2022 on, an image of the previous LTSC up to the
-    /// host's own build also runs, e.g. ltsc2022 images on a 26100 host).
+    /// host's own build also runs, e.g. ltsc2022 images on a 26100 host). A multi-arch pause image
+    /// is checked against the Windows variants its tag carries; a variant no source confirms
+    /// (`registry.k8s.io/pause` 3.10.1 and 3.10.2 on 1809 and ltsc2022) gives no finding either
+    /// way. Without `windows.images.pause`, the default pause image chosen for each node's build
+    /// is checked too: the default is the newest tag with a variant for the build (3.6 for 1903,
+    /// 3.8 for 20H2), and a build that no tag carries (an unlisted semi-annual build such as
+    /// 10.0.19044) is named; HG301 names builds before Windows Server 2019.
     ///
     /// ### Why it matters
     /// Process-isolated containers refuse to start when image and host builds differ ("The
@@ -57,7 +63,8 @@ declare_rules! {
     ///
     /// ### References
     /// Microsoft "Windows container version compatibility"; hcsshim `CheckHostAndContainerCompat`;
-    /// MicrosoftDocs/Virtualization-Documentation `version-compatibility.md`.
+    /// MicrosoftDocs/Virtualization-Documentation `version-compatibility.md`; the pause image's
+    /// Windows variants per tag: kubernetes `build/pause/CHANGELOG.md`.
     WINDOWS_IMAGE_BUILD_MISMATCH = ("HG303", "windows-image-build-mismatch", Error, Some(check_images));
 
     /// ### What it checks
@@ -196,43 +203,95 @@ fn check_overlay_hotfix(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
-    let Some(images) = context
+    let written = context
         .spec
         .windows
         .as_ref()
-        .and_then(|windows| windows.images.as_ref())
-    else {
+        .and_then(|windows| windows.images.as_ref());
+    if let Some(images) = written {
+        let builds = declared_builds(context.plan);
+        for (field, image) in [
+            ("pause", &images.pause),
+            ("nanoserver", &images.nanoserver),
+            ("servercore", &images.servercore),
+        ] {
+            let Some(image) = image else { continue };
+            let mismatch = builds
+                .iter()
+                .find(|(_, host)| runs_on(image, host.build) == Some(false));
+            if let Some((pointer, host)) = mismatch {
+                found.push(
+                    Diagnostic::new(
+                        &WINDOWS_IMAGE_BUILD_MISMATCH,
+                        value(format!("/windows/images/{field}")),
+                        match image_build(image) {
+                            Some(image_build) => format!(
+                                "image `{image}` is built for Windows {image_build}, but nodes run build {} ({})",
+                                host.build,
+                                windows::name(host.build)
+                            ),
+                            None => format!(
+                                "image `{image}` has no variant for build {} ({}), which the nodes run",
+                                host.build,
+                                windows::name(host.build)
+                            ),
+                        },
+                    )
+                    .label("image and host builds differ")
+                    .related(value(pointer.clone()), "the nodes' build is declared here")
+                    .help(format!("use the {field} image for build {}, or leave `windows.images.{field}` out", host.build)),
+                );
+            }
+        }
+    }
+    if written.is_some_and(|images| images.pause.is_some()) {
         return;
-    };
-    let builds = declared_builds(context.plan);
-    for (field, image) in [
-        ("pause", &images.pause),
-        ("nanoserver", &images.nanoserver),
-        ("servercore", &images.servercore),
-    ] {
-        let Some(image) = image else { continue };
-        let Some(image_build) = image_build(image) else {
+    }
+    // The default pause image is chosen per build from the same table; a build no tag carries
+    // still gets one, and that node cannot start a pod.
+    let mut reported = BTreeMap::new();
+    for windows in context
+        .plan
+        .nodes
+        .iter()
+        .filter_map(|node| node.windows.as_ref())
+    {
+        // HG301 already rejects a build before Windows Server 2019.
+        let Some(Ok(build)) = &windows.build else {
             continue;
         };
-        let mismatch = builds
-            .iter()
-            .find(|(_, host)| !image_runs_on(image_build, host.build));
-        if let Some((pointer, host)) = mismatch {
-            found.push(
-                Diagnostic::new(
-                    &WINDOWS_IMAGE_BUILD_MISMATCH,
-                    value(format!("/windows/images/{field}")),
-                    format!(
-                        "image `{image}` is built for Windows {image_build}, but nodes run build {} ({})",
-                        host.build,
-                        windows::name(host.build)
-                    ),
-                )
-                .label("image and host builds differ")
-                .related(value(pointer.clone()), "the nodes' build is declared here")
-                .help(format!("use the {field} image for build {}, or leave `windows.images.{field}` out", host.build)),
-            );
+        if build.build < windows::first_supported().build {
+            continue;
         }
+        let pause = &windows.images.pause;
+        if pause_runs_on(pause, build.build) == Some(Has::No) {
+            reported.insert(windows.build_pointer.clone(), (build.build, pause.clone()));
+        }
+    }
+    for (pointer, (build, pause)) in reported {
+        found.push(
+            Diagnostic::new(
+                &WINDOWS_IMAGE_BUILD_MISMATCH,
+                value(pointer),
+                format!(
+                    "the default pause image `{pause}` has no variant for build {build} ({}), and no pause tag hybridgen knows has one",
+                    windows::name(build)
+                ),
+            )
+            .label("no default pause image runs on this build")
+            .help("set `windows.images.pause` to a pause image built for this build, or use a build a pause tag carries (Windows Server 2019, 2022 or 2025)"),
+        );
+    }
+}
+
+/// Whether an image runs on a host build: from the pause table for the pause images it lists
+/// (`None` where no source confirms either way), else from the build its tag names.
+fn runs_on(image: &str, host_build: u32) -> Option<bool> {
+    match pause_runs_on(image, host_build) {
+        Some(Has::Yes) => Some(true),
+        Some(Has::No) => Some(false),
+        Some(Has::Unknown) => None,
+        None => image_build(image).map(|build| image_runs_on(build, host_build)),
     }
 }
 

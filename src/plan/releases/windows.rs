@@ -236,6 +236,105 @@ pub fn with_needed_updates(row: &WindowsRelease) -> String {
     }
 }
 
+/// One pause image tag and the Windows builds its variants are built for. `unknown` lists the
+/// builds no readable source confirms either way; every other build has no variant.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PauseImage {
+    pub image: &'static str,
+    pub builds: &'static [u32],
+    pub unknown: &'static [u32],
+    /// Where the variant list comes from.
+    pub source: &'static str,
+}
+
+/// Every pause image hybridgen picks by default, with the Windows variants each carries.
+/// `registry.k8s.io/pause` rows are oldest first; "CHANGELOG x" is that tag's section of
+/// https://github.com/kubernetes/kubernetes/blob/master/build/pause/CHANGELOG.md, each tag keeping
+/// the previous one's variants unless its section says otherwise.
+pub static PAUSE_IMAGES: &[PauseImage] = &[
+    // Microsoft's KubeCluster.ps1 pause, built on nanoserver:1809 only: it fails on 1903
+    // (kubernetes/kubernetes#80032); microsoft/SDN `Kubernetes/windows/helper.psm1`.
+    PauseImage {
+        image: "mcr.microsoft.com/k8s/core/pause:1.0.0",
+        builds: &[17763],
+        unknown: &[],
+        source: "kubernetes/kubernetes#80032",
+    },
+    PauseImage {
+        image: "mcr.microsoft.com/k8s/core/pause:1.2.0",
+        builds: &[17763],
+        unknown: &[],
+        source: "microsoft/SDN Kubernetes/windows/helper.psm1; kubernetes/kubernetes#80032",
+    },
+    PauseImage {
+        image: "registry.k8s.io/pause:3.4",
+        builds: &[17763, 18362, 18363, 19041],
+        unknown: &[],
+        source: "CHANGELOG 3.4 (kubernetes/kubernetes#91452)",
+    },
+    PauseImage {
+        image: "registry.k8s.io/pause:3.4.1",
+        builds: &[17763, 18362, 18363, 19041, 19042],
+        unknown: &[],
+        source: "CHANGELOG 3.4.1 (kubernetes/kubernetes#97322)",
+    },
+    PauseImage {
+        image: "registry.k8s.io/pause:3.5",
+        builds: &[17763, 18362, 18363, 19041, 19042],
+        unknown: &[],
+        source: "CHANGELOG 3.5 (no Windows change; kubernetes/kubernetes#97963)",
+    },
+    PauseImage {
+        image: "registry.k8s.io/pause:3.6",
+        builds: &[17763, 18362, 18363, 19041, 19042, 20348],
+        unknown: &[],
+        source: "CHANGELOG 3.6 (kubernetes/kubernetes#104438)",
+    },
+    PauseImage {
+        image: "registry.k8s.io/pause:3.7",
+        builds: &[17763, 19042, 20348],
+        unknown: &[],
+        source: "CHANGELOG 3.7 (kubernetes/kubernetes#107056)",
+    },
+    PauseImage {
+        image: "registry.k8s.io/pause:3.8",
+        builds: &[17763, 19042, 20348],
+        unknown: &[],
+        source: "CHANGELOG 3.8 (new Windows base image, same versions)",
+    },
+    PauseImage {
+        image: "registry.k8s.io/pause:3.9",
+        builds: &[17763, 20348],
+        unknown: &[],
+        source: "CHANGELOG 3.9 (20H2 removed)",
+    },
+    PauseImage {
+        image: "registry.k8s.io/pause:3.10",
+        builds: &[17763, 20348],
+        unknown: &[],
+        source: "CHANGELOG 3.10 (`pause -v` on Windows, kubernetes/kubernetes#125092)",
+    },
+    // From 3.10.1 the Makefile builds one variant per os.version of the base image
+    // `windows-pause-image-base:v0.4.1`, and no readable source lists those versions.
+    PauseImage {
+        image: "registry.k8s.io/pause:3.10.1",
+        builds: &[],
+        unknown: &[17763, 20348],
+        source: "CHANGELOG 3.10.1 (base image v0.4.1; containerd/containerd#12085)",
+    },
+    PauseImage {
+        image: "registry.k8s.io/pause:3.10.2",
+        builds: &[26100],
+        unknown: &[17763, 20348],
+        source: "CHANGELOG 3.10.2 (kubernetes/kubernetes#138195; containerd/containerd#13156)",
+    },
+];
+
+/// The pause image's row, if the table has it.
+pub fn pause_image(image: &str) -> Option<&'static PauseImage> {
+    PAUSE_IMAGES.iter().find(|row| row.image == image)
+}
+
 /// The marketing name of a build, for messages.
 pub fn name(build: u32) -> &'static str {
     row(build).map_or("an unlisted Windows build", |row| row.name)

@@ -442,7 +442,7 @@ fn join_script(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Plan, default_images};
+    use crate::plan::{Plan, WindowsSetup, default_images};
     use crate::spec::{Secret, Spec};
     use serde_json::Value;
 
@@ -747,7 +747,7 @@ nodes:
         let artifacts = render_ok(&spec);
         for (artifact, build) in artifacts.iter().zip([17763, 20348]) {
             let value = json(artifact);
-            let expected = default_images(build);
+            let expected = default_images(build, Some(WindowsSetup::KubeCluster));
             assert_eq!(at(&value, "/Cri/Images/Pause"), expected.pause);
             assert_eq!(at(&value, "/Cri/Images/Nanoserver"), expected.nanoserver);
             assert_eq!(at(&value, "/Cri/Images/ServerCore"), expected.servercore);
