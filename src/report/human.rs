@@ -75,8 +75,9 @@ pub fn write(
                 let mut text = String::new();
                 if handler.render_report(&mut text, &drawn).is_ok() {
                     out.text.push_str(&text);
-                    out.text.push_str(&explain_pointer(finding.diagnostic.rule));
-                    out.text.push('\n');
+                    // Where the rule is explained: its fix, why it matters and its sources.
+                    let code = finding.diagnostic.rule.code;
+                    let _ = writeln!(out.text, "  see: hybridgen explain {code}\n");
                     out.line_end()?;
                 }
             }
@@ -91,11 +92,11 @@ pub fn write(
             ));
         }
         if reports.len() > 1 {
-            out.text.push_str(&format!(
-                "{}: {}\n",
-                escape::inline(report.name()),
-                file_summary(report)
-            ));
+            let summary = findings_summary(
+                report.count(Severity::Error),
+                report.count(Severity::Warning),
+            );
+            let _ = writeln!(out.text, "{}: {summary}", escape::inline(report.name()));
         }
         out.line_end()?;
     }
@@ -138,18 +139,6 @@ impl<'s> Pieces<'s> {
         self.text.clear();
         written
     }
-}
-
-/// Where the rule behind a finding is explained: its fix, why it matters and its sources.
-fn explain_pointer(rule: &crate::diagnostic::Rule) -> String {
-    format!("  see: hybridgen explain {}\n", rule.code)
-}
-
-fn file_summary(report: &FileReport) -> String {
-    findings_summary(
-        report.count(Severity::Error),
-        report.count(Severity::Warning),
-    )
 }
 
 /// The resolved plan of one spec: settings with defaults applied, each node, and the routes,
