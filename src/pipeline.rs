@@ -161,18 +161,20 @@ impl Checked {
 
     /// The file is not YAML a spec can use: one HG001 finding.
     fn syntax_error(mut self, error: load::LoadError) -> Self {
+        let help = error
+            .help
+            .unwrap_or_else(|| "fix the YAML syntax at this place".into());
         let mut diagnostic = Diagnostic::new(
             &input::YAML_SYNTAX,
             Location::Bytes(error.span),
             error.message,
         )
-        .label("here");
+        .label("here")
+        .help(help);
         if let Some((other, text)) = error.other {
             diagnostic = diagnostic.related(Location::Bytes(other), text);
         }
-        diagnostic.help = error.help;
-        self.diagnostics
-            .push(diagnostic.help_or("fix the YAML syntax at this place"));
+        self.diagnostics.push(diagnostic);
         self
     }
 

@@ -74,9 +74,7 @@ fn title_of(name: &str) -> String {
 
 /// The schema as pretty JSON with a final newline, byte-identical on every run.
 pub fn generate_text() -> String {
-    let mut text = serde_json::to_string_pretty(&generate()).unwrap_or_default();
-    text.push('\n');
-    text
+    serde_json::to_string_pretty(&generate()).unwrap_or_default() + "\n"
 }
 
 /// Optional fields are optional by being absent; an explicit `null` would only hide a typo such as
@@ -878,11 +876,7 @@ fn misplaced(
         let (spaces, line) = (column(&holder), line_of(&holder));
         (
             format!("it is indented as far as the fields of `{holder_name}`, but it is a field beside it"),
-            if spaces == 0 {
-                format!("start `{name}:` at the beginning of its line, like `{holder_name}:` on line {line}")
-            } else {
-                format!("indent `{name}:` by {spaces} spaces, to line up with `{holder_name}:` on line {line}")
-            },
+            load::line_up(name, spaces, holder_name, Some(line)),
         )
     })
 }

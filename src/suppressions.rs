@@ -57,7 +57,9 @@ pub fn apply(file: &LoadedFile, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnos
         });
         if let Some((index, comment)) = found {
             used[index] = true;
-            diagnostic.suppression = Some(Suppression::in_source(&comment.reason));
+            diagnostic.suppression = Some(Suppression {
+                justification: comment.reason.clone(),
+            });
         }
     }
     for (comment, used) in comments.iter().zip(used) {

@@ -5,6 +5,7 @@
 use super::scalar::resolve_plain;
 use super::span_index::{Kind, LIST_ITEM, SpanIndex};
 use super::{Document, Limits, LoadError};
+use crate::source::SourceFile;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 use serde_json::{Map, Value};
 use std::ops::Range;
@@ -14,18 +15,21 @@ use std::ops::Range;
 /// past 20, so 64 leaves room for both while stopping bracket bombs at once.
 pub const MAX_DEPTH: usize = 64;
 
-/// Parses `text` (offset by `base` bytes in the file) within `limits`: any YAML, and every error
-/// in granit-parser's words and place unless `syntax` recognises the mistake behind it.
+/// Parses the text of `source` within `limits`: any YAML, and every error in granit-parser's
+/// words and place unless `syntax` recognises the mistake behind it.
 ///
 /// `accepts` says whether a document is what the caller reads (a spec that types): a fix for a
 /// syntax error whose document it accepts is offered before one that only loads.
 pub(super) fn parse(
-    text: &str,
-    base: usize,
+    source: &SourceFile,
     limits: &'static Limits,
     take_node: Option<&mut dyn FnMut(Value) -> Value>,
     accepts: &dyn Fn(Value) -> bool,
 ) -> Result<Document, LoadError> {
+    // A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
+    let text = source.text();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let base = source.text().len() - text.len();
     let mut builder = Builder::new(text.len(), base, limits);
     builder.take_node = take_node;
     for event in Parser::new_from_str_with_options(text, options()) {

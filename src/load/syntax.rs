@@ -89,11 +89,7 @@ impl<'a> Line<'a> {
     fn value(&self) -> Option<&'a str> {
         let (name, column) = self.key()?;
         let after = &self.text[column + name.len() + 1..];
-        let value = match after.find(" #") {
-            Some(comment) => &after[..comment],
-            None => after,
-        };
-        Some(value.trim())
+        after.split(" #").next().map(str::trim)
     }
 
     /// A key whose value is a block on the lines below it.
@@ -513,7 +509,7 @@ fn key_out_of_line(lines: &Lines, line: usize) -> Option<LoadError> {
 }
 
 /// The fix for a key out of line: the indent it needs, and the key it then lines up with.
-fn line_up(key: &str, spaces: usize, like: &str, line: Option<usize>) -> String {
+pub(crate) fn line_up(key: &str, spaces: usize, like: &str, line: Option<usize>) -> String {
     let like = match line {
         Some(line) => format!("`{like}:` on line {line}"),
         None => format!("`{like}:`"),

@@ -452,14 +452,6 @@ impl<'a> LinedSource<'a> {
         }
     }
 
-    fn line_of(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|&start| start <= offset)
-            .saturating_sub(1)
-    }
-}
-
-impl LinedSource<'_> {
     /// A span on a line longer than `LONG_LINE`: only `SNIPPET_REACH` bytes each side of it, and
     /// no context lines, so that a finding in a one-line capture of megabytes quotes a few
     /// hundred bytes, not the line.
@@ -469,7 +461,7 @@ impl LinedSource<'_> {
     ) -> Result<Option<Box<dyn SpanContents<'_> + '_>>, MietteError> {
         const LONG_LINE: usize = 1024;
         let offset = span.offset().min(self.text.len());
-        let line = self.line_of(offset);
+        let line = line_of(&self.line_starts, offset);
         let line_start = self.line_starts[line];
         let line_end = self
             .line_starts
@@ -525,13 +517,8 @@ fn lines_around(
     span: std::ops::Range<usize>,
     (before, after): (usize, usize),
 ) -> std::ops::Range<usize> {
-    let line_of = |offset: usize| {
-        line_starts
-            .partition_point(|&start| start <= offset)
-            .saturating_sub(1)
-    };
-    let first = line_of(span.start).saturating_sub(before + 1);
-    let last = line_of(span.start.max(span.end.saturating_sub(1))) + after + 2;
+    let first = line_of(line_starts, span.start).saturating_sub(before + 1);
+    let last = line_of(line_starts, span.start.max(span.end.saturating_sub(1))) + after + 2;
     // The shown text ends with the last window: line starts past it are clamped to its end.
     let start = line_starts
         .get(first)
@@ -540,6 +527,13 @@ fn lines_around(
         .get(last)
         .map_or(text_len, |&end| end.min(text_len));
     start..end.max(start)
+}
+
+/// The index of the line that holds byte `offset`.
+fn line_of(line_starts: &[usize], offset: usize) -> usize {
+    line_starts
+        .partition_point(|&start| start <= offset)
+        .saturating_sub(1)
 }
 
 impl SourceCode for LinedSource<'_> {
@@ -563,7 +557,7 @@ impl SourceCode for LinedSource<'_> {
             span.offset()..span.offset() + span.len(),
             context,
         );
-        let first = self.line_of(window.start);
+        let first = line_of(&self.line_starts, window.start);
         let local = SourceSpan::new(
             (span.offset().saturating_sub(window.start)).into(),
             span.len(),

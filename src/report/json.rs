@@ -131,9 +131,7 @@ pub fn render(reports: &[FileReport]) -> String {
         summary: Totals::of(reports),
         pod_subnets: pod_subnets(reports),
     };
-    let mut text = crate::escape::json_pretty(&output).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::escape::json_pretty(&output).unwrap_or_default() + "\n"
 }
 
 #[derive(Serialize)]

@@ -190,11 +190,8 @@ impl<'a> FileReport<'a> {
     /// Every finding of this severity, shown or not, that no comment suppresses.
     pub fn count(&self, severity: Severity) -> usize {
         let shown = self
-            .findings
-            .iter()
-            .filter(|finding| {
-                finding.diagnostic.severity == severity && finding.diagnostic.suppression.is_none()
-            })
+            .unsuppressed()
+            .filter(|finding| finding.diagnostic.severity == severity)
             .count();
         let omitted: usize = self
             .omitted
