@@ -557,16 +557,13 @@ fn documented_values(schema: &Value, pointer: &str) -> Vec<String> {
     let members = subschema_at(schema, pointer)
         .and_then(|object| object.get("oneOf"))
         .and_then(Value::as_array);
-    let values: Vec<String> = members
+    // Any member without a string constant makes it no such enum.
+    members
         .into_iter()
         .flatten()
-        .filter_map(|member| member.get("const")?.as_str().map(String::from))
-        .collect();
-    if members.is_some_and(|members| members.len() == values.len()) {
-        values
-    } else {
-        Vec::new()
-    }
+        .map(|member| member.get("const")?.as_str().map(String::from))
+        .collect::<Option<Vec<String>>>()
+        .unwrap_or_default()
 }
 
 /// An empty file (or one of comments only): nothing to check, and the way to a starter.
