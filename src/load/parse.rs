@@ -32,6 +32,8 @@ pub(super) fn parse(
     let base = source.text().len() - text.len();
     let mut builder = Builder::new(text.len(), base, limits);
     builder.take_node = take_node;
+    let loads_accepted =
+        |candidate: &str| loads(candidate, limits).map(|document| accepts(document.value));
     for event in Parser::new_from_str_with_options(text, options()) {
         let (event, span) = event.map_err(|error| {
             let local = error.marker().byte_offset().unwrap_or(0);
@@ -40,9 +42,7 @@ pub(super) fn parse(
             if message.contains("recursion limit") || message.contains("nesting limit") {
                 nesting_error(at..at)
             } else if let Some(mistake) =
-                super::syntax::diagnose(text, local, error.kind(), &|candidate| {
-                    loads(candidate, limits).map(|document| accepts(document.value))
-                })
+                super::syntax::diagnose(text, local, error.kind(), &loads_accepted)
             {
                 mistake.shifted(base)
             } else {
@@ -51,15 +51,11 @@ pub(super) fn parse(
         })?;
         builder.event(event, span).map_err(|error| {
             let error = placed(text, base, error);
-            let duplicate = error.message.starts_with("duplicate key");
-            duplicate
-                .then(|| {
-                    let at = error.span.start.saturating_sub(base);
-                    super::syntax::duplicate_by_indent(text, at, &|candidate| {
-                        loads(candidate, limits).map(|document| accepts(document.value))
-                    })
-                })
-                .flatten()
+            if !error.message.starts_with("duplicate key") {
+                return error;
+            }
+            let at = error.span.start.saturating_sub(base);
+            super::syntax::duplicate_by_indent(text, at, &loads_accepted)
                 .map_or(error, |mistake| mistake.shifted(base))
         })?;
     }

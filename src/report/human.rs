@@ -354,13 +354,11 @@ fn subnet_legend(plan: &Plan) -> String {
             "the node's `spec.podCIDR` in the cluster",
         ),
     ];
-    let mut out = String::new();
-    for (source, meaning) in MEANINGS {
-        if plan.nodes.iter().any(|node| node.subnet_source == source) {
-            out.push_str(&format!("  {}: {meaning}\n", source.as_str()));
-        }
-    }
-    out
+    MEANINGS
+        .into_iter()
+        .filter(|(source, _)| plan.nodes.iter().any(|node| node.subnet_source == *source))
+        .map(|(source, meaning)| format!("  {}: {meaning}\n", source.as_str()))
+        .collect()
 }
 
 fn push_artifacts(out: &mut Pieces, artifacts: &[String]) -> io::Result<()> {
