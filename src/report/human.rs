@@ -693,11 +693,10 @@ impl miette::Diagnostic for Drawn<'_> {
 /// it, its source and its commands; then what the render adds, changes and no longer writes.
 pub fn change_plan(plan: &crate::change::ChangePlan, from: &str, to: &str) -> String {
     let mut out = format!(
-        "change plan: {} -> {} ({} step{})\n",
+        "change plan: {} -> {} ({})\n",
         escape::inline(from),
         escape::inline(to),
-        plan.steps.len(),
-        if plan.steps.len() == 1 { "" } else { "s" }
+        super::counted(plan.steps.len(), "step")
     );
     for note in &plan.notes {
         out.push_str(&format!("note: {}\n", escape::inline(note)));

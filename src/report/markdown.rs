@@ -42,11 +42,10 @@ fn push_findings(out: &mut String, reports: &[FileReport]) {
 /// A change plan and the new spec's findings, for a pull-request comment.
 pub fn change_plan(plan: &ChangePlan, report: &FileReport, from: &str, to: &str) -> String {
     let mut out = format!(
-        "### hybridgen change plan\n\n`{}` → `{}`: {} step{}\n\n",
+        "### hybridgen change plan\n\n`{}` → `{}`: {}\n\n",
         code(from),
         code(to),
-        plan.steps.len(),
-        if plan.steps.len() == 1 { "" } else { "s" }
+        super::counted(plan.steps.len(), "step")
     );
     for note in &plan.notes {
         out.push_str(&format!("> {}\n\n", cell(note)));
