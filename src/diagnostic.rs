@@ -93,14 +93,6 @@ pub struct Suppression {
     pub justification: String,
 }
 
-impl Suppression {
-    pub fn in_source(justification: &str) -> Self {
-        Suppression {
-            justification: justification.to_string(),
-        }
-    }
-}
-
 impl Diagnostic {
     pub fn new(rule: &'static Rule, location: Location, message: impl Into<String>) -> Self {
         Self {
@@ -133,14 +125,6 @@ impl Diagnostic {
             location,
             text: text.into(),
         });
-        self
-    }
-
-    /// Sets the help unless the finding already has one.
-    pub fn help_or(mut self, help: impl Into<String>) -> Self {
-        if self.help.is_none() {
-            self.help = Some(help.into());
-        }
         self
     }
 

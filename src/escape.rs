@@ -68,21 +68,17 @@ pub fn inline(text: &str) -> String {
     }
     let mut shown = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        push_escaped(&mut shown, c);
+        match c {
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            '\u{1b}' => shown.push_str("\\e"),
+            c if acts_on(c) && c.is_ascii() => shown.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c if acts_on(c) => shown.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => shown.push(c),
+        }
     }
     shown
-}
-
-fn push_escaped(shown: &mut String, c: char) {
-    match c {
-        '\n' => shown.push_str("\\n"),
-        '\r' => shown.push_str("\\r"),
-        '\t' => shown.push_str("\\t"),
-        '\u{1b}' => shown.push_str("\\e"),
-        c if acts_on(c) && c.is_ascii() => shown.push_str(&format!("\\x{:02x}", u32::from(c))),
-        c if acts_on(c) => shown.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
-        c => shown.push(c),
-    }
 }
 
 /// A value on one line, cut to at most `max` characters with `…` and how much was left out.

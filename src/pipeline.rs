@@ -31,23 +31,19 @@ pub struct Checked {
 /// spec never compiles the schema. Only a document that does not type is validated against the
 /// JSON Schema, whose findings say what is wrong and where.
 pub fn check(name: &str, bytes: Vec<u8>) -> Checked {
-    check_with(name, bytes, Typing::TypedFirst)
+    check_unsuppressed(name, bytes, Typing::TypedFirst).with_suppressions()
 }
 
 /// The same check with the JSON Schema always validated, never skipped: tests hold [`check`]
 /// equal to it, which is what lets [`check`] skip the schema.
 pub fn check_with_schema(name: &str, bytes: Vec<u8>) -> Checked {
-    check_with(name, bytes, Typing::SchemaFirst)
+    check_unsuppressed(name, bytes, Typing::SchemaFirst).with_suppressions()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Typing {
     TypedFirst,
     SchemaFirst,
-}
-
-fn check_with(name: &str, bytes: Vec<u8>, typing: Typing) -> Checked {
-    check_unsuppressed(name, bytes, typing).with_suppressions()
 }
 
 /// The findings before the file's inline suppressions are applied.
@@ -165,18 +161,20 @@ impl Checked {
 
     /// The file is not YAML a spec can use: one HG001 finding.
     fn syntax_error(mut self, error: load::LoadError) -> Self {
+        let help = error
+            .help
+            .unwrap_or_else(|| "fix the YAML syntax at this place".into());
         let mut diagnostic = Diagnostic::new(
             &input::YAML_SYNTAX,
             Location::Bytes(error.span),
             error.message,
         )
-        .label("here");
+        .label("here")
+        .help(help);
         if let Some((other, text)) = error.other {
             diagnostic = diagnostic.related(Location::Bytes(other), text);
         }
-        diagnostic.help = error.help;
-        self.diagnostics
-            .push(diagnostic.help_or("fix the YAML syntax at this place"));
+        self.diagnostics.push(diagnostic);
         self
     }
 
@@ -215,24 +213,18 @@ impl Checked {
 
 /// The change plan from one checked spec to another, when both typed and planned
 /// ([`crate::change`]).
-pub fn change(
-    old: &Checked,
-    new: &Checked,
+pub fn change<'a>(
+    old: &'a Checked,
+    new: &'a Checked,
     paths: &crate::change::Paths,
 ) -> Option<crate::change::ChangePlan> {
-    let (old_spec, old_plan) = (old.spec.as_ref()?, old.plan.as_ref()?);
-    let (new_spec, new_plan) = (new.spec.as_ref()?, new.plan.as_ref()?);
-    Some(crate::change::plan(
-        crate::change::Side {
-            spec: old_spec,
-            plan: old_plan,
-        },
-        crate::change::Side {
-            spec: new_spec,
-            plan: new_plan,
-        },
-        paths,
-    ))
+    let side = |checked: &'a Checked| {
+        Some(crate::change::Side {
+            spec: checked.spec.as_ref()?,
+            plan: checked.plan.as_ref()?,
+        })
+    };
+    Some(crate::change::plan(side(old)?, side(new)?, paths))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Where text holds secrets, and the same text with them masked: what reports show of a spec or a
 //! capture, and what `render --check` compares, never holds a join token or a CA hash.
 
-use crate::spec::secret_fields::{SECRET_FIELDS, SecretField};
+use crate::spec::secret_fields::SECRET_FIELDS;
 use std::ops::Range;
 
 /// The text with each span, and anything shaped like a bootstrap token or a CA hash, masked with
@@ -38,12 +38,6 @@ pub(crate) fn secret_shapes(text: &str) -> Vec<Range<usize>> {
             .then_some(at..at + 71)
     });
     tokens.chain(hashes).collect()
-}
-
-/// Whether a spec key may hold a join secret, whose value no message may quote: the keys of
-/// [`SECRET_FIELDS`], wherever they stand.
-pub fn is_secret_key(key: &str) -> bool {
-    SecretField::is_secret_key(key)
 }
 
 /// Where a text that may not load as YAML (an unclosed quote, a duplicate key, a value that is a

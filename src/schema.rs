@@ -7,7 +7,7 @@
 
 mod strict;
 
-use crate::diagnostic::{Diagnostic, key, value};
+use crate::diagnostic::{Diagnostic, Location, key, value};
 use crate::load::{self, Document, LoadError, escape_pointer_token};
 use crate::rules::input::SCHEMA_VIOLATION;
 use crate::source::SourceFile;
@@ -56,15 +56,15 @@ fn title_of(name: &str) -> String {
             _ => words.push(c.to_ascii_lowercase().to_string()),
         }
     }
-    let words: Vec<String> = words
-        .into_iter()
-        .map(|word| match word.as_str() {
-            "cidr" | "ip" | "id" | "dns" | "vni" | "mac" | "api" | "aws" | "gce" | "nic" => {
-                word.to_uppercase()
-            }
-            _ => word,
-        })
-        .collect();
+    for word in &mut words {
+        if [
+            "cidr", "ip", "id", "dns", "vni", "mac", "api", "aws", "gce", "nic",
+        ]
+        .contains(&&**word)
+        {
+            *word = word.to_uppercase();
+        }
+    }
     let mut title = words.join(" ");
     if let Some(first) = title.get(..1) {
         title = first.to_uppercase() + &title[1..];
@@ -74,9 +74,7 @@ fn title_of(name: &str) -> String {
 
 /// The schema as pretty JSON with a final newline, byte-identical on every run.
 pub fn generate_text() -> String {
-    let mut text = serde_json::to_string_pretty(&generate()).unwrap_or_default();
-    text.push('\n');
-    text
+    serde_json::to_string_pretty(&generate()).unwrap_or_default() + "\n"
 }
 
 /// Optional fields are optional by being absent; an explicit `null` would only hide a typo such as
@@ -378,7 +376,7 @@ fn describe(
         ValidationErrorKind::AdditionalProperties { unexpected } => unexpected
             .iter()
             .map(|name| {
-                let member = format!("{pointer}/{}", escape_pointer_token(name));
+                let member = member(pointer, name);
                 let known = known_properties(schema, pointer);
                 let diagnostic = Diagnostic::new(
                     &SCHEMA_VIOLATION,
@@ -418,15 +416,11 @@ fn describe(
                 .and_then(|members| {
                     members
                         .keys()
-                        .filter_map(|name| {
-                            document
-                                .spans
-                                .key_span(&format!("/{}", crate::load::escape_pointer_token(name)))
-                        })
+                        .filter_map(|name| document.spans.key_span(&member("", name)))
                         .min_by_key(|span| span.start)
                 });
             let location = if let Some(span) = first_key {
-                crate::diagnostic::Location::Bytes(span)
+                Location::Bytes(span)
             } else if document.spans.key_span(pointer).is_some() {
                 key(pointer)
             } else {
@@ -489,19 +483,7 @@ fn describe(
             vec![diagnostic.help(help)]
         }
         ValidationErrorKind::Enum { options } => {
-            let allowed: Vec<String> = options
-                .as_array()
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(|item| item.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let shown = instance
-                .as_str()
-                .map_or_else(|| instance.to_string(), String::from);
-            vec![not_one_of(pointer, &shown, &allowed)]
+            vec![not_one_of(pointer, instance, &strings(Some(options)))]
         }
         ValidationErrorKind::MinItems { limit } => vec![
             Diagnostic::new(
@@ -532,12 +514,9 @@ fn describe(
             ]
         }
         _ if !documented_values(schema, pointer).is_empty() => {
-            let shown = instance
-                .as_str()
-                .map_or_else(|| instance.to_string(), String::from);
             vec![not_one_of(
                 pointer,
-                &shown,
+                instance,
                 &documented_values(schema, pointer),
             )]
         }
@@ -550,8 +529,11 @@ fn describe(
 }
 
 /// A value that is not one of those allowed, with the nearest as a suggestion.
-fn not_one_of(pointer: &str, shown: &str, allowed: &[String]) -> Diagnostic {
-    let help = match nearest(shown, allowed) {
+fn not_one_of(pointer: &str, instance: &Value, allowed: &[String]) -> Diagnostic {
+    let shown = instance
+        .as_str()
+        .map_or_else(|| instance.to_string(), String::from);
+    let help = match nearest(&shown, allowed) {
         Some(suggestion) => format!("did you mean `{suggestion}`?"),
         None => format!("use one of {}", quoted_list(allowed)),
     };
@@ -575,16 +557,13 @@ fn documented_values(schema: &Value, pointer: &str) -> Vec<String> {
     let members = subschema_at(schema, pointer)
         .and_then(|object| object.get("oneOf"))
         .and_then(Value::as_array);
-    let values: Vec<String> = members
+    // Any member without a string constant makes it no such enum.
+    members
         .into_iter()
         .flatten()
-        .filter_map(|member| member.get("const")?.as_str().map(String::from))
-        .collect();
-    if members.is_some_and(|members| members.len() == values.len()) {
-        values
-    } else {
-        Vec::new()
-    }
+        .map(|member| member.get("const")?.as_str().map(String::from))
+        .collect::<Option<Vec<String>>>()
+        .unwrap_or_default()
 }
 
 /// An empty file (or one of comments only): nothing to check, and the way to a starter.
@@ -603,16 +582,7 @@ fn empty_document(source: &SourceFile) -> Diagnostic {
 
 /// How to write a list entry given as a word where a mapping belongs (`- win-0` for a node).
 fn mapping_help(schema: &Value, pointer: &str, label: &str, written: &str) -> String {
-    let required: Vec<String> = subschema_at(schema, pointer)
-        .and_then(|object| object.get("required"))
-        .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(|name| name.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
+    let required = strings(subschema_at(schema, pointer).and_then(|object| object.get("required")));
     // A word that is the value of one of its fields (`cloud: aws` for `cloud: {provider: aws}`).
     let word = unquote(written);
     let holder = known_properties(schema, pointer).into_iter().find(|field| {
@@ -732,6 +702,16 @@ fn first_release_of_minor(schema: &Value, pointer: &str, written: &str) -> Optio
         .then(|| format!("{prefix}{written}.0"))
 }
 
+/// The strings of a JSON array (none for anything else).
+fn strings(array: Option<&Value>) -> Vec<String> {
+    array
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item.as_str().map(String::from))
+        .collect()
+}
+
 fn unquote(text: &str) -> &str {
     text.trim_matches(|c| c == '"' || c == '\'')
 }
@@ -837,8 +817,7 @@ fn misplaced(
     name: &str,
 ) -> Option<(String, String)> {
     let spans = &document.spans;
-    let member = format!("{pointer}/{}", escape_pointer_token(name));
-    let at = spans.key_span(&member)?;
+    let at = spans.key_span(&member(pointer, name))?;
     let column = |span: &std::ops::Range<usize>| source.position(span.start).column - 1;
     let line_of = |span: &std::ops::Range<usize>| source.position(span.start).line;
     // The field before it in the file, at the same level: the block it may belong inside.
@@ -846,7 +825,7 @@ fn misplaced(
     let before = members
         .keys()
         .filter_map(|other| {
-            let path = format!("{pointer}/{}", escape_pointer_token(other));
+            let path = member(pointer, other);
             spans
                 .key_span(&path)
                 .filter(|span| span.start < at.start)
@@ -856,8 +835,7 @@ fn misplaced(
     if let Some((span, path, other)) = before {
         let inside = document.value.pointer(&path)?;
         // A secret's `{fromEnv: NAME}` is a field of the secret's key too.
-        let reference =
-            name == "fromEnv" && inside.is_null() && crate::redact::is_secret_key(other);
+        let reference = name == "fromEnv" && inside.is_null() && SecretField::is_secret_key(other);
         if (inside.is_object() || inside.is_null())
             && (reference
                 || known_properties(schema, &path)
@@ -870,9 +848,7 @@ fn misplaced(
                 .and_then(|fields| {
                     fields
                         .keys()
-                        .filter_map(|field| {
-                            spans.key_span(&format!("{path}/{}", escape_pointer_token(field)))
-                        })
+                        .filter_map(|field| spans.key_span(&member(&path, field)))
                         .map(|span| column(&span))
                         .min()
                 })
@@ -897,13 +873,14 @@ fn misplaced(
         let (spaces, line) = (column(&holder), line_of(&holder));
         (
             format!("it is indented as far as the fields of `{holder_name}`, but it is a field beside it"),
-            if spaces == 0 {
-                format!("start `{name}:` at the beginning of its line, like `{holder_name}:` on line {line}")
-            } else {
-                format!("indent `{name}:` by {spaces} spaces, to line up with `{holder_name}:` on line {line}")
-            },
+            load::line_up(name, spaces, holder_name, Some(line)),
         )
     })
+}
+
+/// The pointer to the member `name` of the object at `pointer`.
+fn member(pointer: &str, name: &str) -> String {
+    format!("{pointer}/{}", escape_pointer_token(name))
 }
 
 fn known_properties(schema: &Value, pointer: &str) -> Vec<String> {

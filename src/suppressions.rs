@@ -57,7 +57,9 @@ pub fn apply(file: &LoadedFile, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnos
         });
         if let Some((index, comment)) = found {
             used[index] = true;
-            diagnostic.suppression = Some(Suppression::in_source(&comment.reason));
+            diagnostic.suppression = Some(Suppression {
+                justification: comment.reason.clone(),
+            });
         }
     }
     for (comment, used) in comments.iter().zip(used) {
@@ -176,15 +178,11 @@ fn comments(text: &str) -> Vec<Comment> {
 
 /// The 1-based number of the first line after `index` that holds more than a comment.
 fn next_content_line(lines: &[(usize, &str)], index: usize) -> Option<usize> {
-    lines
-        .iter()
-        .enumerate()
-        .skip(index + 1)
-        .find(|(_, (_, line))| {
-            let trimmed = line.trim();
-            !trimmed.is_empty() && !trimmed.starts_with('#')
-        })
-        .map(|(at, _)| at + 1)
+    let after = lines[index + 1..].iter().position(|(_, line)| {
+        let trimmed = line.trim();
+        !trimmed.is_empty() && !trimmed.starts_with('#')
+    })?;
+    Some(index + 2 + after)
 }
 
 /// Where a YAML comment starts on a line: a `#` at its start or after white space, outside

@@ -8,6 +8,7 @@ mod span_index;
 mod syntax;
 
 pub use span_index::{SpanIndex, escape as escape_pointer_token, every_pointer};
+pub(crate) use syntax::line_up;
 
 use crate::source::SourceFile;
 use std::ops::Range;
@@ -177,8 +178,7 @@ pub fn load_taking_nodes(
     take_node: &mut dyn FnMut(serde_json::Value) -> serde_json::Value,
     accepts: &dyn Fn(serde_json::Value) -> bool,
 ) -> Result<Document, LoadError> {
-    let (text, base) = without_byte_order_mark(source);
-    parse::parse(text, base, &SPEC, Some(take_node), accepts)
+    parse::parse(source, &SPEC, Some(take_node), accepts)
 }
 
 /// Parses the text of a decoded spec into a document; a syntax error whose fix is a line moved
@@ -187,21 +187,12 @@ pub fn load_accepting(
     source: &SourceFile,
     accepts: &dyn Fn(serde_json::Value) -> bool,
 ) -> Result<Document, LoadError> {
-    let (text, base) = without_byte_order_mark(source);
-    parse::parse(text, base, &SPEC, None, accepts)
+    parse::parse(source, &SPEC, None, accepts)
 }
 
 /// Parses the text of a decoded file into a document, within `limits`.
 pub fn load_within(source: &SourceFile, limits: &'static Limits) -> Result<Document, LoadError> {
-    let (text, base) = without_byte_order_mark(source);
-    parse::parse(text, base, limits, None, &|_| true)
-}
-
-/// A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
-fn without_byte_order_mark(source: &SourceFile) -> (&str, usize) {
-    let text = source.text();
-    let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    (&text[base..], base)
+    parse::parse(source, limits, None, &|_| true)
 }
 
 #[cfg(test)]

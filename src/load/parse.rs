@@ -5,6 +5,7 @@
 use super::scalar::resolve_plain;
 use super::span_index::{Kind, LIST_ITEM, SpanIndex};
 use super::{Document, Limits, LoadError};
+use crate::source::SourceFile;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 use serde_json::{Map, Value};
 use std::ops::Range;
@@ -14,20 +15,25 @@ use std::ops::Range;
 /// past 20, so 64 leaves room for both while stopping bracket bombs at once.
 pub const MAX_DEPTH: usize = 64;
 
-/// Parses `text` (offset by `base` bytes in the file) within `limits`: any YAML, and every error
-/// in granit-parser's words and place unless `syntax` recognises the mistake behind it.
+/// Parses the text of `source` within `limits`: any YAML, and every error in granit-parser's
+/// words and place unless `syntax` recognises the mistake behind it.
 ///
 /// `accepts` says whether a document is what the caller reads (a spec that types): a fix for a
 /// syntax error whose document it accepts is offered before one that only loads.
 pub(super) fn parse(
-    text: &str,
-    base: usize,
+    source: &SourceFile,
     limits: &'static Limits,
     take_node: Option<&mut dyn FnMut(Value) -> Value>,
     accepts: &dyn Fn(Value) -> bool,
 ) -> Result<Document, LoadError> {
+    // A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
+    let text = source.text();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let base = source.text().len() - text.len();
     let mut builder = Builder::new(text.len(), base, limits);
     builder.take_node = take_node;
+    let loads_accepted =
+        |candidate: &str| loads(candidate, limits).map(|document| accepts(document.value));
     for event in Parser::new_from_str_with_options(text, options()) {
         let (event, span) = event.map_err(|error| {
             let local = error.marker().byte_offset().unwrap_or(0);
@@ -36,9 +42,7 @@ pub(super) fn parse(
             if message.contains("recursion limit") || message.contains("nesting limit") {
                 nesting_error(at..at)
             } else if let Some(mistake) =
-                super::syntax::diagnose(text, local, error.kind(), &|candidate| {
-                    loads(candidate, limits).map(|document| accepts(document.value))
-                })
+                super::syntax::diagnose(text, local, error.kind(), &loads_accepted)
             {
                 mistake.shifted(base)
             } else {
@@ -47,15 +51,11 @@ pub(super) fn parse(
         })?;
         builder.event(event, span).map_err(|error| {
             let error = placed(text, base, error);
-            let duplicate = error.message.starts_with("duplicate key");
-            duplicate
-                .then(|| {
-                    let at = error.span.start.saturating_sub(base);
-                    super::syntax::duplicate_by_indent(text, at, &|candidate| {
-                        loads(candidate, limits).map(|document| accepts(document.value))
-                    })
-                })
-                .flatten()
+            if !error.message.starts_with("duplicate key") {
+                return error;
+            }
+            let at = error.span.start.saturating_sub(base);
+            super::syntax::duplicate_by_indent(text, at, &loads_accepted)
                 .map_or(error, |mistake| mistake.shifted(base))
         })?;
     }

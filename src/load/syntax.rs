@@ -8,7 +8,7 @@
 //! move with which the text loads (and, where the caller can tell, types as a spec).
 
 use super::LoadError;
-use crate::redact::is_secret_key;
+use crate::spec::secret_fields::SecretField;
 use granit_parser::ErrorKind;
 
 /// The mistake behind a parser error at byte `at` of `text`, when it is one of those above.
@@ -89,11 +89,7 @@ impl<'a> Line<'a> {
     fn value(&self) -> Option<&'a str> {
         let (name, column) = self.key()?;
         let after = &self.text[column + name.len() + 1..];
-        let value = match after.find(" #") {
-            Some(comment) => &after[..comment],
-            None => after,
-        };
-        Some(value.trim())
+        after.split(" #").next().map(str::trim)
     }
 
     /// A key whose value is a block on the lines below it.
@@ -200,7 +196,7 @@ fn value_holding_colon(lines: &Lines, line: usize, at: usize) -> Option<LoadErro
                 "the value of `{name}` holds `: `, which YAML reads as the start of another key"
             ),
         )
-        .help(if is_secret_key(name) {
+        .help(if SecretField::is_secret_key(name) {
             format!("quote the value of `{name}` (it is a secret: better, take it `fromEnv`)")
         } else {
             format!("quote the value: `{name}: \"{value}\"`")
@@ -424,7 +420,7 @@ fn reindent_error(lines: &Lines, significant: &[usize], fix: &Reindent) -> LoadE
         {
             let previous = previous.unwrap_or(line);
             let (key, _) = previous.key().unwrap_or_default();
-            let value = if is_secret_key(key) {
+            let value = if SecretField::is_secret_key(key) {
                 "a value".to_string()
             } else {
                 format!("`{}`", previous.value().unwrap_or_default())
@@ -513,7 +509,7 @@ fn key_out_of_line(lines: &Lines, line: usize) -> Option<LoadError> {
 }
 
 /// The fix for a key out of line: the indent it needs, and the key it then lines up with.
-fn line_up(key: &str, spaces: usize, like: &str, line: Option<usize>) -> String {
+pub(crate) fn line_up(key: &str, spaces: usize, like: &str, line: Option<usize>) -> String {
     let like = match line {
         Some(line) => format!("`{like}:` on line {line}"),
         None => format!("`{like}:`"),
@@ -620,7 +616,7 @@ fn no_space_after_colon(lines: &Lines, line: usize) -> Option<LoadError> {
                 && !value.starts_with('/');
             plain.then(|| {
                 let start = here.start + column;
-                if is_secret_key(key) {
+                if SecretField::is_secret_key(key) {
                     return LoadError::new(
                         start..start + key.len() + 1,
                         format!("`{key}:` has no space after the colon, so YAML reads it and its value as one word"),
@@ -663,7 +659,7 @@ fn unclosed_quote(lines: &Lines, line: usize) -> Option<LoadError> {
                         "the quote that opens the value of `{name}` is never closed, so YAML reads the lines after it as part of the value"
                     ),
                 )
-                .help(if is_secret_key(name) {
+                .help(if SecretField::is_secret_key(name) {
                     format!("close the quote at the end of the value of `{name}`")
                 } else {
                     format!("close the quote: `{name}: {quote}{content}{quote}`")

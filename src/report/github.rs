@@ -2,7 +2,6 @@
 //! as annotations on the pull request.
 
 use super::{FileReport, SHOWN_PER_CODE, shown_text};
-use crate::diagnostic::Severity;
 use crate::escape;
 
 pub fn render(reports: &[FileReport]) -> String {
@@ -10,10 +9,7 @@ pub fn render(reports: &[FileReport]) -> String {
     for report in reports {
         for finding in report.unsuppressed() {
             let diagnostic = finding.diagnostic;
-            let command = match diagnostic.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-            };
+            let command = diagnostic.severity.as_str();
             let place = &finding.primary;
             let title = format!("{} {}", diagnostic.rule.code, diagnostic.rule.name);
             // Each part on one line with its control characters shown; the line break between

@@ -75,8 +75,9 @@ pub fn write(
                 let mut text = String::new();
                 if handler.render_report(&mut text, &drawn).is_ok() {
                     out.text.push_str(&text);
-                    out.text.push_str(&explain_pointer(finding.diagnostic.rule));
-                    out.text.push('\n');
+                    // Where the rule is explained: its fix, why it matters and its sources.
+                    let code = finding.diagnostic.rule.code;
+                    let _ = writeln!(out.text, "  see: hybridgen explain {code}\n");
                     out.line_end()?;
                 }
             }
@@ -91,11 +92,11 @@ pub fn write(
             ));
         }
         if reports.len() > 1 {
-            out.text.push_str(&format!(
-                "{}: {}\n",
-                escape::inline(report.name()),
-                file_summary(report)
-            ));
+            let summary = findings_summary(
+                report.count(Severity::Error),
+                report.count(Severity::Warning),
+            );
+            let _ = writeln!(out.text, "{}: {summary}", escape::inline(report.name()));
         }
         out.line_end()?;
     }
@@ -138,18 +139,6 @@ impl<'s> Pieces<'s> {
         self.text.clear();
         written
     }
-}
-
-/// Where the rule behind a finding is explained: its fix, why it matters and its sources.
-fn explain_pointer(rule: &crate::diagnostic::Rule) -> String {
-    format!("  see: hybridgen explain {}\n", rule.code)
-}
-
-fn file_summary(report: &FileReport) -> String {
-    findings_summary(
-        report.count(Severity::Error),
-        report.count(Severity::Warning),
-    )
 }
 
 /// The resolved plan of one spec: settings with defaults applied, each node, and the routes,
@@ -365,13 +354,11 @@ fn subnet_legend(plan: &Plan) -> String {
             "the node's `spec.podCIDR` in the cluster",
         ),
     ];
-    let mut out = String::new();
-    for (source, meaning) in MEANINGS {
-        if plan.nodes.iter().any(|node| node.subnet_source == source) {
-            out.push_str(&format!("  {}: {meaning}\n", source.as_str()));
-        }
-    }
-    out
+    MEANINGS
+        .into_iter()
+        .filter(|(source, _)| plan.nodes.iter().any(|node| node.subnet_source == *source))
+        .map(|(source, meaning)| format!("  {}: {meaning}\n", source.as_str()))
+        .collect()
 }
 
 fn push_artifacts(out: &mut Pieces, artifacts: &[String]) -> io::Result<()> {
@@ -463,14 +450,6 @@ impl<'a> LinedSource<'a> {
         }
     }
 
-    fn line_of(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|&start| start <= offset)
-            .saturating_sub(1)
-    }
-}
-
-impl LinedSource<'_> {
     /// A span on a line longer than `LONG_LINE`: only `SNIPPET_REACH` bytes each side of it, and
     /// no context lines, so that a finding in a one-line capture of megabytes quotes a few
     /// hundred bytes, not the line.
@@ -480,7 +459,7 @@ impl LinedSource<'_> {
     ) -> Result<Option<Box<dyn SpanContents<'_> + '_>>, MietteError> {
         const LONG_LINE: usize = 1024;
         let offset = span.offset().min(self.text.len());
-        let line = self.line_of(offset);
+        let line = line_of(&self.line_starts, offset);
         let line_start = self.line_starts[line];
         let line_end = self
             .line_starts
@@ -536,13 +515,8 @@ fn lines_around(
     span: std::ops::Range<usize>,
     (before, after): (usize, usize),
 ) -> std::ops::Range<usize> {
-    let line_of = |offset: usize| {
-        line_starts
-            .partition_point(|&start| start <= offset)
-            .saturating_sub(1)
-    };
-    let first = line_of(span.start).saturating_sub(before + 1);
-    let last = line_of(span.start.max(span.end.saturating_sub(1))) + after + 2;
+    let first = line_of(line_starts, span.start).saturating_sub(before + 1);
+    let last = line_of(line_starts, span.start.max(span.end.saturating_sub(1))) + after + 2;
     // The shown text ends with the last window: line starts past it are clamped to its end.
     let start = line_starts
         .get(first)
@@ -551,6 +525,13 @@ fn lines_around(
         .get(last)
         .map_or(text_len, |&end| end.min(text_len));
     start..end.max(start)
+}
+
+/// The index of the line that holds byte `offset`.
+fn line_of(line_starts: &[usize], offset: usize) -> usize {
+    line_starts
+        .partition_point(|&start| start <= offset)
+        .saturating_sub(1)
 }
 
 impl SourceCode for LinedSource<'_> {
@@ -574,7 +555,7 @@ impl SourceCode for LinedSource<'_> {
             span.offset()..span.offset() + span.len(),
             context,
         );
-        let first = self.line_of(window.start);
+        let first = line_of(&self.line_starts, window.start);
         let local = SourceSpan::new(
             (span.offset().saturating_sub(window.start)).into(),
             span.len(),
@@ -712,11 +693,10 @@ impl miette::Diagnostic for Drawn<'_> {
 /// it, its source and its commands; then what the render adds, changes and no longer writes.
 pub fn change_plan(plan: &crate::change::ChangePlan, from: &str, to: &str) -> String {
     let mut out = format!(
-        "change plan: {} -> {} ({} step{})\n",
+        "change plan: {} -> {} ({})\n",
         escape::inline(from),
         escape::inline(to),
-        plan.steps.len(),
-        if plan.steps.len() == 1 { "" } else { "s" }
+        super::counted(plan.steps.len(), "step")
     );
     for note in &plan.notes {
         out.push_str(&format!("note: {}\n", escape::inline(note)));

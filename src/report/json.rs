@@ -12,7 +12,7 @@ struct Output<'a> {
     diagnostics: Vec<Entry<'a>>,
     /// Findings beyond the first `SHOWN_PER_CODE` of a code in a file: counted, not listed.
     omitted: Vec<OmittedEntry<'a>>,
-    summary: Summary,
+    summary: Totals,
     /// Each planned spec's node subnets and where they come from (absent when none planned).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pod_subnets: Vec<PodSubnets<'a>>,
@@ -63,14 +63,6 @@ struct Related<'a> {
     column: usize,
     end_line: usize,
     end_column: usize,
-}
-
-#[derive(Serialize)]
-struct Summary {
-    files: usize,
-    errors: usize,
-    warnings: usize,
-    suppressed: usize,
 }
 
 pub fn render(reports: &[FileReport]) -> String {
@@ -132,22 +124,14 @@ pub fn render(reports: &[FileReport]) -> String {
             })
         })
         .collect();
-    let totals = Totals::of(reports);
     let output = Output {
         version: 1,
         diagnostics,
         omitted,
-        summary: Summary {
-            files: totals.files,
-            errors: totals.errors,
-            warnings: totals.warnings,
-            suppressed: totals.suppressed,
-        },
+        summary: Totals::of(reports),
         pod_subnets: pod_subnets(reports),
     };
-    let mut text = crate::escape::json_pretty(&output).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::escape::json_pretty(&output).unwrap_or_default() + "\n"
 }
 
 #[derive(Serialize)]

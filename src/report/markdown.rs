@@ -42,22 +42,16 @@ fn push_findings(out: &mut String, reports: &[FileReport]) {
 /// A change plan and the new spec's findings, for a pull-request comment.
 pub fn change_plan(plan: &ChangePlan, report: &FileReport, from: &str, to: &str) -> String {
     let mut out = format!(
-        "### hybridgen change plan\n\n`{}` → `{}`: {} step{}\n\n",
+        "### hybridgen change plan\n\n`{}` → `{}`: {}\n\n",
         code(from),
         code(to),
-        plan.steps.len(),
-        if plan.steps.len() == 1 { "" } else { "s" }
+        super::counted(plan.steps.len(), "step")
     );
     for note in &plan.notes {
         out.push_str(&format!("> {}\n\n", cell(note)));
     }
     out.push_str("| # | step | action | nodes | source |\n|---|---|---|---|---|\n");
     for (index, step) in plan.steps.iter().enumerate() {
-        let nodes: Vec<String> = step
-            .nodes
-            .iter()
-            .map(|node| format!("`{}`", code(node)))
-            .collect();
         let rule = step
             .rule
             .map_or_else(String::new, |rule| format!(" ({rule})"));
@@ -66,7 +60,7 @@ pub fn change_plan(plan: &ChangePlan, report: &FileReport, from: &str, to: &str)
             index + 1,
             cell(&step.title),
             step.action.as_str(),
-            nodes.join(", "),
+            code_list(&step.nodes),
             step.source
         ));
     }
@@ -87,12 +81,7 @@ pub fn change_plan(plan: &ChangePlan, report: &FileReport, from: &str, to: &str)
             ));
         }
         if !step.files.is_empty() {
-            let files: Vec<String> = step
-                .files
-                .iter()
-                .map(|file| format!("`{}`", code(file)))
-                .collect();
-            out.push_str(&format!("Files: {}\n\n", files.join(", ")));
+            out.push_str(&format!("Files: {}\n\n", code_list(&step.files)));
         }
         if !step.commands.is_empty() {
             out.push_str("```text\n");
@@ -158,6 +147,15 @@ fn push_escaped(out: &mut String, text: &str) {
 /// Text inside backticks: a backtick in it cannot end the span.
 fn code(text: &str) -> String {
     crate::escape::inline(text).replace('`', "'")
+}
+
+/// Each item in backticks, separated by commas.
+fn code_list(items: &[String]) -> String {
+    let items: Vec<String> = items
+        .iter()
+        .map(|item| format!("`{}`", code(item)))
+        .collect();
+    items.join(", ")
 }
 
 /// A line inside a fenced block: a line of three backticks cannot close it early.

@@ -14,6 +14,7 @@ use crate::load::LoadedFile;
 use crate::plan::Plan;
 use crate::source::{Position, SourceFile};
 use crate::spec::Spec;
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// A finding with its place in the file worked out.
@@ -129,12 +130,6 @@ impl<'a> FileReport<'a> {
         self.file.source.name()
     }
 
-    /// The file's text as reports show it, for `windows` (byte ranges of whole lines): inline
-    /// secret values, and anything shaped like a bootstrap token or a CA hash, masked with `*`,
-    /// and every control character a terminal would act on shown as `?`, byte for byte. Every
-    /// other byte is blank, line breaks kept, so that positions stay put, nothing unmasked can be
-    /// shown, and only the windows are scanned: a report does not mask a whole 8.5 MiB spec to
-    /// show a few lines of it. The text ends where the last window ends; nothing after it is read.
     /// The findings a comment suppresses, which the human and GitHub formats leave out.
     pub fn suppressed(&self) -> usize {
         self.findings
@@ -150,6 +145,12 @@ impl<'a> FileReport<'a> {
             .filter(|finding| finding.diagnostic.suppression.is_none())
     }
 
+    /// The file's text as reports show it, for `windows` (byte ranges of whole lines): inline
+    /// secret values, and anything shaped like a bootstrap token or a CA hash, masked with `*`,
+    /// and every control character a terminal would act on shown as `?`, byte for byte. Every
+    /// other byte is blank, line breaks kept, so that positions stay put, nothing unmasked can be
+    /// shown, and only the windows are scanned: a report does not mask a whole 8.5 MiB spec to
+    /// show a few lines of it. The text ends where the last window ends; nothing after it is read.
     pub fn shown_text(&self, windows: &[Range<usize>]) -> String {
         let text = self.file.source.text();
         let mut secrets = self.file.inline_secrets.clone();
@@ -189,11 +190,8 @@ impl<'a> FileReport<'a> {
     /// Every finding of this severity, shown or not, that no comment suppresses.
     pub fn count(&self, severity: Severity) -> usize {
         let shown = self
-            .findings
-            .iter()
-            .filter(|finding| {
-                finding.diagnostic.severity == severity && finding.diagnostic.suppression.is_none()
-            })
+            .unsuppressed()
+            .filter(|finding| finding.diagnostic.severity == severity)
             .count();
         let omitted: usize = self
             .omitted
@@ -209,8 +207,8 @@ impl<'a> FileReport<'a> {
 
 /// The first `SHOWN_PER_CODE` findings of each code, in order, and counts of the rest.
 fn cap_per_code(findings: Vec<Located<'_>>) -> (Vec<Located<'_>>, Vec<Omitted>) {
-    let mut seen: std::collections::BTreeMap<&'static str, usize> = Default::default();
-    let mut omitted: Vec<Omitted> = Vec::new();
+    let mut seen: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut omitted: BTreeMap<&'static str, Omitted> = BTreeMap::new();
     let mut shown = Vec::with_capacity(findings.len().min(SHOWN_PER_CODE * 4));
     for finding in findings {
         let code = finding.diagnostic.code();
@@ -220,24 +218,17 @@ fn cap_per_code(findings: Vec<Located<'_>>) -> (Vec<Located<'_>>, Vec<Omitted>) 
             shown.push(finding);
             continue;
         }
-        let at = match omitted.iter().position(|o| o.code == code) {
-            Some(at) => at,
-            None => {
-                omitted.push(Omitted {
-                    code,
-                    errors: 0,
-                    warnings: 0,
-                });
-                omitted.len() - 1
-            }
-        };
+        let more = omitted.entry(code).or_insert(Omitted {
+            code,
+            errors: 0,
+            warnings: 0,
+        });
         match finding.diagnostic.severity {
-            Severity::Error => omitted[at].errors += 1,
-            Severity::Warning => omitted[at].warnings += 1,
+            Severity::Error => more.errors += 1,
+            Severity::Warning => more.warnings += 1,
         }
     }
-    omitted.sort_by_key(|o| o.code);
-    (shown, omitted)
+    (shown, omitted.into_values().collect())
 }
 
 /// Resolves a location to the exact span when the path exists, else to its nearest ancestor.
@@ -311,8 +302,8 @@ pub fn pod_subnets<'a>(reports: &'a [FileReport]) -> Vec<PodSubnets<'a>> {
         .collect()
 }
 
-/// Totals over every file of a run.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// Totals over every file of a run, as JSON's `summary` shows them.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Totals {
     pub files: usize,
     pub errors: usize,

@@ -2,7 +2,6 @@
 //! order; results refer to them by id and index.
 
 use super::{FileReport, Place, pod_subnets, rule_url, shown_text};
-use crate::diagnostic::Severity;
 use crate::rules;
 use serde_json::{Value, json};
 
@@ -17,7 +16,7 @@ pub fn render(reports: &[FileReport]) -> String {
                 "fullDescription": {"text": first_paragraph(rule.explain)},
                 "help": {"text": rule.explain_markdown(), "markdown": rule.explain_markdown()},
                 "helpUri": rule_url(rule),
-                "defaultConfiguration": {"level": level(rule.severity)},
+                "defaultConfiguration": {"level": rule.severity.as_str()},
             })
         })
         .collect();
@@ -48,7 +47,7 @@ pub fn render(reports: &[FileReport]) -> String {
                 let mut result = json!({
                     "ruleId": diagnostic.rule.code,
                     "ruleIndex": rule_index,
-                    "level": level(diagnostic.severity),
+                    "level": diagnostic.severity.as_str(),
                     "message": {"text": text},
                     "locations": [location(report.name(), &finding.primary)],
                 });
@@ -98,16 +97,7 @@ pub fn render(reports: &[FileReport]) -> String {
         // A property bag (SARIF 2.1.0 §3.8): each planned spec's node subnets and their source.
         document["runs"][0]["properties"]["podSubnets"] = json!(subnets);
     }
-    let mut text = crate::escape::json_pretty(&document).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
-fn level(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    }
+    crate::escape::json_pretty(&document).unwrap_or_default() + "\n"
 }
 
 fn location(file: &str, place: &Place) -> Value {

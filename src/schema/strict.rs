@@ -10,7 +10,7 @@ use serde::de::{
     self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
 };
 use serde::forward_to_deserialize_any;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The value typed as `T`, or `None` when only the schema can say what is wrong with it. The value
 /// is consumed: its strings move into the typed fields, and each part is freed once typed, so a
@@ -42,7 +42,8 @@ struct Strict(Value);
 impl<'de> Deserializer<'de> for Strict {
     type Error = Refused;
 
-    /// Reached by scalars and by untagged enums, which must not see a list or a null.
+    /// Reached by scalars, structs, maps and untagged enums, none of which may see a list or a
+    /// null (a struct would read a list as its fields in order).
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
         match self.0 {
             Value::Bool(flag) => visitor.visit_bool(flag),
@@ -56,7 +57,10 @@ impl<'de> Deserializer<'de> for Strict {
                 }
             }
             Value::String(text) => visitor.visit_string(text),
-            Value::Object(members) => visitor.visit_map(Members::new(members)),
+            Value::Object(members) => visitor.visit_map(Members {
+                members: members.into_iter(),
+                value: None,
+            }),
             Value::Null | Value::Array(_) => Err(Refused),
         }
     }
@@ -72,22 +76,6 @@ impl<'de> Deserializer<'de> for Strict {
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
         match self.0 {
             Value::Array(items) => visitor.visit_seq(Items(items.into_iter())),
-            _ => Err(Refused),
-        }
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Refused> {
-        self.deserialize_map(visitor)
-    }
-
-    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
-        match self.0 {
-            Value::Object(members) => visitor.visit_map(Members::new(members)),
             _ => Err(Refused),
         }
     }
@@ -120,7 +108,7 @@ impl<'de> Deserializer<'de> for Strict {
 
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct tuple tuple_struct identifier ignored_any
+        unit unit_struct tuple tuple_struct map struct identifier ignored_any
     }
 }
 
@@ -144,15 +132,6 @@ impl<'de> SeqAccess<'de> for Items {
 struct Members {
     members: serde_json::map::IntoIter,
     value: Option<Value>,
-}
-
-impl Members {
-    fn new(members: Map<String, Value>) -> Self {
-        Members {
-            members: members.into_iter(),
-            value: None,
-        }
-    }
 }
 
 impl<'de> MapAccess<'de> for Members {
