@@ -15,6 +15,7 @@
 //! ([`crate::escape::markdown_text`], [`crate::escape::markdown_code`]), names in commands are
 //! printable ASCII ([`script_value`]) quoted for their shell.
 
+use super::node_secret::NodeSecret;
 use super::script::{path_segment, powershell_quote, script_value, shell_word};
 use super::{Artifact, Input, RenderError};
 use crate::escape::{markdown_code, markdown_text};
@@ -58,22 +59,12 @@ enum Machine<'a> {
 }
 
 impl Machine<'_> {
-    fn plain(&self) -> String {
+    /// The machine, a node's name written by `name`: plain text or Markdown code.
+    fn label(&self, name: fn(&str) -> String) -> String {
         match self {
             Machine::Workstation => "workstation".into(),
             Machine::BuildHost => "build host".into(),
-            Machine::Node(node, address) => {
-                format!("{} ({address})", crate::escape::inline(&node.name))
-            }
-            Machine::EveryNode => "every node".into(),
-        }
-    }
-
-    fn markdown(&self) -> String {
-        match self {
-            Machine::Workstation => "workstation".into(),
-            Machine::BuildHost => "build host".into(),
-            Machine::Node(node, address) => format!("{} ({address})", markdown_code(&node.name)),
+            Machine::Node(node, address) => format!("{} ({address})", name(&node.name)),
             Machine::EveryNode => "every node".into(),
         }
     }
@@ -145,7 +136,7 @@ pub fn first_steps(
             format!(
                 "{}. {}: {}",
                 index + 1,
-                step.machine.plain(),
+                step.machine.label(crate::escape::inline),
                 crate::escape::inline(&step.what)
             )
         })
@@ -278,14 +269,7 @@ fn powershell_prompts(variables: &[&str]) -> Vec<String> {
 /// The variable a node script reads for a secret field: the one the spec names, checked as the
 /// scripts check it.
 fn variable<'s>(field: &'static SecretField, input: &Input<'s>) -> Result<&'s str, RenderError> {
-    let variable = field.variable(input.spec);
-    if secret_fields::variable_problem(variable).is_some() {
-        return Err(RenderError(format!(
-            "`{}` names a variable no node script may read (HG011)",
-            field.key
-        )));
-    }
-    script_value(variable, "fromEnv")
+    Ok(NodeSecret::of(field, input.spec)?.variable())
 }
 
 fn code_list(variables: &[&str]) -> String {
@@ -812,9 +796,9 @@ fn routes<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>,
             }
             for node in &plan.nodes {
                 let (node, address) = reachable(node)?;
-                let (file, os) = match node.os {
-                    Os::Linux => (format!("routes/hosts/{}.sh", node.name), Os::Linux),
-                    Os::Windows => (format!("routes/hosts/{}.ps1", node.name), Os::Windows),
+                let file = match node.os {
+                    Os::Linux => format!("routes/hosts/{}.sh", node.name),
+                    Os::Windows => format!("routes/hosts/{}.ps1", node.name),
                 };
                 if !paths.contains(file.as_str()) {
                     continue;
@@ -825,8 +809,8 @@ fn routes<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>,
                          Windows in an elevated PowerShell):",
                         markdown_code(&node.name)
                     ))
-                    .bash(copy_lines(os, address, std::slice::from_ref(&file)));
-                step = match os {
+                    .bash(copy_lines(node.os, address, std::slice::from_ref(&file)));
+                step = match node.os {
                     Os::Linux => step.bash(vec![format!("sudo bash {}", on_linux(&file))]),
                     Os::Windows => step.powershell(vec![format!(
                         "powershell -ExecutionPolicy Bypass -File {}",
@@ -901,7 +885,7 @@ fn markdown(input: &Input, steps: &[Step]) -> Result<String, RenderError> {
         out.push_str(&format!(
             "| {} | {} | {} |\n",
             index + 1,
-            markdown_text(&step.machine.plain()),
+            markdown_text(&step.machine.label(crate::escape::inline)),
             markdown_text(&step.what)
         ));
     }
@@ -909,7 +893,7 @@ fn markdown(input: &Input, steps: &[Step]) -> Result<String, RenderError> {
         out.push_str(&format!(
             "\n## {}. {}: {}\n",
             index + 1,
-            step.machine.markdown(),
+            step.machine.label(markdown_code),
             markdown_text(&step.what)
         ));
         for block in &step.blocks {

@@ -50,7 +50,7 @@ impl Room for Standalone {
         let rke2 = rke2_plan(input.plan)?;
         let network = input.network()?;
         let join = join_url(rke2)?;
-        let server_join = server_join_url(rke2)?;
+        let server_join = supervisor_url(rke2.server_join_address.as_ref())?;
         let mut artifacts = vec![Artifact::new(MANIFEST_PATH, helm_chart_config(input.plan)?)];
         for (index, node) in input.plan.nodes.iter().enumerate() {
             let dir = node_dir(node)?;
@@ -92,11 +92,6 @@ pub(crate) fn release_tag(rke2: &Rke2Plan) -> Result<&str, RenderError> {
 /// `https://<address>:9345`, where agents join.
 pub(crate) fn join_url(rke2: &Rke2Plan) -> Result<String, RenderError> {
     supervisor_url(rke2.join_address.as_ref())
-}
-
-/// `https://<address>:9345`, where the other servers join.
-fn server_join_url(rke2: &Rke2Plan) -> Result<String, RenderError> {
-    supervisor_url(rke2.server_join_address.as_ref())
 }
 
 fn supervisor_url(address: Option<&crate::plan::Parsed<Ipv4Addr>>) -> Result<String, RenderError> {
