@@ -107,6 +107,18 @@ impl<'a> Step<'a> {
         self.blocks.push(Block::PowerShell(lines));
         self
     }
+
+    /// How to copy `dirs` from the workstation to a node: [`copy_lines`], after what they need.
+    fn copy(self, os: Os, address: Ipv4Addr, dirs: &[String]) -> Self {
+        self.text(match os {
+            Os::Linux => "From the workstation:".to_string(),
+            Os::Windows => format!(
+                "From the workstation (the node runs OpenSSH Server, {OPENSSH_WINDOWS}; or copy \
+                 the folder any other way to the same place):"
+            ),
+        })
+        .bash(copy_lines(os, address, dirs))
+    }
 }
 
 /// `README.md` for the rendered artifacts `others` (every artifact but this one).
@@ -280,13 +292,6 @@ fn code_list(variables: &[&str]) -> String {
         .join(" and ")
 }
 
-fn windows_copy_note() -> String {
-    format!(
-        "From the workstation (the node runs OpenSSH Server, {OPENSSH_WINDOWS}; or copy the \
-         folder any other way to the same place):"
-    )
-}
-
 // --- kubeadm -----------------------------------------------------------------------------------
 
 fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>, RenderError> {
@@ -314,8 +319,7 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
         );
         steps.push(
             Step::new(Machine::Node(init, address), "control plane, kubeadm init")
-                .text("From the workstation:")
-                .bash(copy_lines(Os::Linux, address, &[config.to_string()]))
+                .copy(Os::Linux, address, &[config.to_string()])
                 .text(format!("On {}:", markdown_code(&init.name)))
                 .bash(vec![
                     format!("sudo kubeadm init --config {}", on_linux(config)),
@@ -399,12 +403,7 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
                 secrets.join(","),
                 on_linux(&script)
             ));
-            step.text("From the workstation:")
-                .bash(copy_lines(
-                    Os::Linux,
-                    address,
-                    &[format!("kubeadm/{}", node.name)],
-                ))
+            step.copy(Os::Linux, address, &[format!("kubeadm/{}", node.name)])
                 .text(format!(
                     "On {}, with the two values of step 1 (`join.sh` reads {}):",
                     markdown_code(&node.name),
@@ -454,8 +453,7 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
             Machine::Node(node, address),
             "Windows worker, join.ps1 as Administrator",
         )
-        .text(windows_copy_note())
-        .bash(copy_lines(Os::Windows, address, std::slice::from_ref(&dir)));
+        .copy(Os::Windows, address, std::slice::from_ref(&dir));
         let join = on_windows(&format!("{dir}/join.ps1"));
         steps.push(match plan.windows_setup {
             Some(WindowsSetup::KubeCluster) => {
@@ -598,8 +596,7 @@ fn rke2_standalone<'a>(
                     on_linux(&format!("{dir}/install.sh"))
                 ));
                 let mut step = step
-                    .text("From the workstation:")
-                    .bash(copy_lines(Os::Linux, address, &dirs))
+                    .copy(Os::Linux, address, &dirs)
                     .text(format!("{token_note} On {}:", markdown_code(&node.name)))
                     .bash(run);
                 if first {
@@ -630,8 +627,7 @@ fn rke2_standalone<'a>(
                     "powershell -ExecutionPolicy Bypass -File {}",
                     on_windows(&format!("{dir}/install.ps1"))
                 ));
-                step.text(windows_copy_note())
-                    .bash(copy_lines(Os::Windows, address, &dirs))
+                step.copy(Os::Windows, address, &dirs)
                     .text(format!(
                         "{token_note} On {}, in an elevated PowerShell:",
                         markdown_code(&node.name)
@@ -714,8 +710,7 @@ fn rancher<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
             Os::Linux if paths.contains(format!("{dir}/register.sh").as_str()) => {
                 let mut run = bash_prompts(&["CATTLE_TOKEN"]);
                 run.push(format!("bash {}", on_linux(&format!("{dir}/register.sh"))));
-                step.text("From the workstation:")
-                    .bash(copy_lines(Os::Linux, address, std::slice::from_ref(&dir)))
+                step.copy(Os::Linux, address, std::slice::from_ref(&dir))
                     .text(format!(
                         "On {} (the script runs Rancher's installer with sudo):",
                         markdown_code(&node.name)
@@ -728,8 +723,7 @@ fn rancher<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
                     "powershell -ExecutionPolicy Bypass -File {}",
                     on_windows(&format!("{dir}/register.ps1"))
                 ));
-                step.text(windows_copy_note())
-                    .bash(copy_lines(Os::Windows, address, std::slice::from_ref(&dir)))
+                step.copy(Os::Windows, address, std::slice::from_ref(&dir))
                     .text(format!(
                         "On {}, in an elevated PowerShell:",
                         markdown_code(&node.name)

@@ -109,13 +109,11 @@ fn linux_host(
     for line in host_header(cluster, node, origin) {
         script.comment(&line);
     }
-    script.comment(
+    script.comments(&[
         "Safe to re-run: `ip route replace` adds each route or updates it. The routes do not",
-    );
-    script.comment(
         "persist across reboots: run this at boot (e.g. from a systemd unit) or add them to the",
-    );
-    script.comment("distribution's network configuration.");
+        "distribution's network configuration.",
+    ]);
     script.line("set -euo pipefail");
     for (peer, adjacent) in peers {
         script.blank();
@@ -149,20 +147,16 @@ fn windows_host(
     for line in host_header(cluster, node, origin) {
         script.comment(&line);
     }
-    script.comment(
+    script.comments(&[
         "Safe to re-run: a subnet that already has a route keeps it, even via another next hop",
-    );
-    script.comment(
         "(remove that route with Remove-NetRoute first). New-NetRoute stores routes persistently.",
-    );
+    ]);
     script.line("$ErrorActionPreference = 'Stop'");
     script.blank();
-    script.comment(
+    script.comments(&[
         "Once the l2bridge HNS network exists, the host address lives on 'vEthernet (<adapter>)';",
-    );
-    script.comment(
         "before that, on the adapter itself (KubeCluster.ps1 looks up both names the same way).",
-    );
+    ]);
     script.line(&format!("$InterfaceName = {}", powershell_quote(interface)));
     script.line("$InterfaceAlias = 'vEthernet (' + $InterfaceName + ')'");
     script.line("if (-not (Get-NetAdapter -Name $InterfaceAlias -ErrorAction SilentlyContinue)) {");

@@ -333,12 +333,10 @@ fn linux_script(name: &str, url: &str, flags: &[String]) -> String {
     script.comment("The registration token is read when it runs, never written here: copy it from");
     script
         .comment("the cluster's Registration tab, or `terraform output -raw` of the cluster, then");
-    script.comment(&format!(
-        "  CATTLE_TOKEN=<token> bash rancher/{name}/register.sh"
-    ));
-    script.comment(
+    script.comments(&[
+        &format!("  CATTLE_TOKEN=<token> bash rancher/{name}/register.sh"),
         "(and CATTLE_CA_CHECKSUM=<sha256> when Rancher's certificate is from a private CA).",
-    );
+    ]);
     script.line("set -euo pipefail");
     script.blank();
     script.line(": \"${CATTLE_TOKEN:?set CATTLE_TOKEN to the registration token of the cluster, see docs/rke2.md}\"");
