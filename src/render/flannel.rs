@@ -83,27 +83,22 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .as_ref()
         .map_err(|_| RenderError("flannel: `network.clusterCidr` is not a CIDR".into()))?;
     let layout = row.layout;
-
+    let vxlan = plan.flannel.backend == Backend::Vxlan;
     let net_conf = NetConf {
         network: cluster_cidr.to_string(),
         enable_nftables: row.has(Feature::EnableNfTables).then_some(false),
-        backend: match plan.flannel.backend {
-            Backend::Vxlan => BackendConf {
-                kind: "vxlan",
-                vni: Some(plan.flannel.vni),
-                port: Some(plan.flannel.port),
-                direct_routing: plan.flannel.direct_routing.then_some(true),
-                name: plan.flannel.windows_backend.name.clone(),
-                mac_prefix: plan.flannel.windows_backend.mac_prefix.clone(),
-            },
-            Backend::HostGw => BackendConf {
-                kind: "host-gw",
-                vni: None,
-                port: None,
-                direct_routing: None,
-                name: plan.flannel.windows_backend.name.clone(),
-                mac_prefix: None,
-            },
+        backend: BackendConf {
+            kind: plan.flannel.backend.as_str(),
+            vni: vxlan.then_some(plan.flannel.vni),
+            port: vxlan.then_some(plan.flannel.port),
+            direct_routing: (vxlan && plan.flannel.direct_routing).then_some(true),
+            name: plan.flannel.windows_backend.name.clone(),
+            mac_prefix: plan
+                .flannel
+                .windows_backend
+                .mac_prefix
+                .clone()
+                .filter(|_| vxlan),
         },
     };
     // The Linux CNI config keeps the manifest's own name, `cbr0`, except on the KubeCluster.ps1
@@ -111,7 +106,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     // KubeCluster.ps1 creates. The HostProcess path never reads it, and host-local keeps its IPAM store per network name, so renaming it on a running cluster would
     // give every Linux node an empty store (duplicate pod addresses until drained).
     let windows_reads_it = plan.windows_setup == Some(WindowsSetup::KubeCluster);
-    let cni_name = if plan.flannel.backend == Backend::Vxlan && windows_reads_it {
+    let cni_name = if vxlan && windows_reads_it {
         "vxlan0"
     } else {
         "cbr0"

@@ -512,19 +512,17 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
 
 /// The registries `build.sh` pushes to, for `docker login`: an image reference's first part when
 /// it names a host (holds `.` or `:`, or is `localhost`, as Docker reads it).
-fn registries(input: &Input) -> Vec<String> {
+fn registries<'a>(input: &Input<'a>) -> BTreeSet<&'a str> {
     let Some(windows) = &input.plan.windows else {
-        return Vec::new();
+        return BTreeSet::new();
     };
-    let hosts: BTreeSet<String> = [&windows.flannel_image, &windows.kube_proxy_image]
+    [&windows.flannel_image, &windows.kube_proxy_image]
         .into_iter()
         .flatten()
         .filter_map(|image| image.split_once('/').map(|(host, _)| host))
         .filter(|host| host.contains(['.', ':']) || *host == "localhost")
         .filter(|host| script_value(host, "registry").is_ok())
-        .map(String::from)
-        .collect();
-    hosts.into_iter().collect()
+        .collect()
 }
 
 // --- RKE2 --------------------------------------------------------------------------------------

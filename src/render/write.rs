@@ -555,8 +555,9 @@ fn compare(tree: &mut Beneath, artifact: &Artifact, read_all: bool) -> io::Resul
 fn obsolete(
     tree: &mut Beneath,
     listed: &BTreeMap<String, Listed>,
-    rendered: &HashSet<&str>,
+    artifacts: &[Artifact],
 ) -> io::Result<(Vec<String>, Vec<String>)> {
+    let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
     let mut removable = Vec::new();
     let mut kept = Vec::new();
     for (path, entry) in listed {
@@ -642,8 +643,7 @@ pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteErro
             drift.push(item);
         }
     }
-    let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
-    let (removable, kept) = obsolete(&mut tree, &listed, &rendered).map_err(failed)?;
+    let (removable, kept) = obsolete(&mut tree, &listed, artifacts).map_err(failed)?;
     drift.extend(removable.into_iter().map(Drift::Obsolete));
     drift.extend(kept.into_iter().map(Drift::Kept));
     Ok(drift)
@@ -879,8 +879,7 @@ fn decide(
     if !hand_edited.is_empty() {
         return Err(Refusal::HandEdited(hand_edited));
     }
-    let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
-    let (removable, kept) = obsolete(tree, &listed, &rendered).map_err(failed)?;
+    let (removable, kept) = obsolete(tree, &listed, artifacts).map_err(failed)?;
     decisions.written.removed = removable;
     decisions.written.kept = kept;
     Ok(decisions)
@@ -911,10 +910,10 @@ const CARRIED_MODE: u32 = 0o6777;
 
 /// Takes the mark off `--out`, which a render killed right after its swap leaves there.
 fn clear_mark(root: &OwnedFd) {
-    if let Ok(stat) = rustix::fs::fstat(root) {
-        if stat.st_mode & MARK != 0 {
-            let _ = rustix::fs::fchmod(root, Mode::from_bits_truncate(stat.st_mode & CARRIED_MODE));
-        }
+    if let Ok(stat) = rustix::fs::fstat(root)
+        && stat.st_mode & MARK != 0
+    {
+        let _ = rustix::fs::fchmod(root, Mode::from_bits_truncate(stat.st_mode & CARRIED_MODE));
     }
 }
 

@@ -121,21 +121,16 @@ pub(crate) fn node_address(node: &NodePlan) -> Result<Ipv4Addr, RenderError> {
 /// as the CNI (RKE2's default is canal, which Windows nodes cannot run; Rancher's is calico), the
 /// ranges, the cluster DNS, and the controller manager's flags the plan decides.
 pub(crate) fn cluster_keys(plan: &Plan, network: &Network) -> Map<String, Value> {
-    let mut keys = Map::new();
-    keys.insert("cni".into(), json!("flannel"));
-    keys.insert(
-        "cluster-cidr".into(),
-        json!(network.cluster_cidr.to_string()),
-    );
-    keys.insert(
-        "service-cidr".into(),
-        json!(network.service_cidr.to_string()),
-    );
-    keys.insert(
-        "cluster-dns".into(),
-        json!(network.dns_service_ip.to_string()),
-    );
-    keys.insert("cluster-domain".into(), json!(plan.dns_domain));
+    let mut keys: Map<String, Value> = [
+        ("cni", json!("flannel")),
+        ("cluster-cidr", json!(network.cluster_cidr.to_string())),
+        ("service-cidr", json!(network.service_cidr.to_string())),
+        ("cluster-dns", json!(network.dns_service_ip.to_string())),
+        ("cluster-domain", json!(plan.dns_domain)),
+    ]
+    .into_iter()
+    .map(|(key, value)| (key.to_string(), value))
+    .collect();
     let controller_manager: Vec<String> =
         super::pod_cidrs::controller_manager_args(plan, &network.kubernetes)
             .into_iter()
