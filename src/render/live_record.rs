@@ -101,10 +101,8 @@ impl LiveRecord {
             LiveSource::Capture(None) => format!("{SOURCE} capture\n"),
         };
         for (name, subnet) in &self.nodes {
-            match subnet {
-                Some(subnet) => text.push_str(&format!("{NODE} {name} {subnet}\n")),
-                None => text.push_str(&format!("{NODE} {name} -\n")),
-            }
+            let subnet = subnet.map_or("-".to_string(), |subnet| subnet.to_string());
+            text.push_str(&format!("{NODE} {name} {subnet}\n"));
         }
         text
     }

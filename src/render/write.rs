@@ -245,23 +245,17 @@ struct Beneath {
     last: Option<(String, OwnedFd)>,
 }
 
-/// A directory beneath the root, or why there is none.
-enum Directory {
-    Open,
-    Absent,
-    Blocked { at: String, what: &'static str },
-}
-
 impl Beneath {
     fn new(root: OwnedFd) -> Self {
         Beneath { root, last: None }
     }
 
     /// Opens `relative` (`""` is the root) one name at a time, refusing a symlink or a file on
-    /// the way; afterwards `self.directory(relative)` is it.
-    fn open_directory(&mut self, relative: &str) -> io::Result<Directory> {
+    /// the way; afterwards `self.directory(relative)` is it. When it cannot be opened, what
+    /// stands there instead: [`Entry::Absent`] or [`Entry::Blocked`].
+    fn open_directory(&mut self, relative: &str) -> io::Result<Option<Entry>> {
         if relative.is_empty() || self.last.as_ref().is_some_and(|(path, _)| path == relative) {
-            return Ok(Directory::Open);
+            return Ok(None);
         }
         let mut current: Option<OwnedFd> = None;
         let mut walked = String::new();
@@ -270,19 +264,19 @@ impl Beneath {
             let parent = current.as_ref().map_or(self.root.as_fd(), |fd| fd.as_fd());
             match rustix::fs::openat(parent, name, directory_flags(), Mode::empty()) {
                 Ok(fd) => current = Some(fd),
-                Err(Errno::NOENT) => return Ok(Directory::Absent),
+                Err(Errno::NOENT) => return Ok(Some(Entry::Absent)),
                 Err(Errno::LOOP | Errno::NOTDIR) => {
                     let stat = rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW)?;
-                    return Ok(Directory::Blocked {
+                    return Ok(Some(Entry::Blocked {
                         at: walked,
                         what: kind_of(stat.st_mode),
-                    });
+                    }));
                 }
                 Err(cause) => return Err(cause.into()),
             }
         }
         self.last = current.map(|fd| (relative.to_string(), fd));
-        Ok(Directory::Open)
+        Ok(None)
     }
 
     /// The directory `open_directory` last opened.
@@ -296,10 +290,8 @@ impl Beneath {
     /// What stands at `relative`, a file path; a regular file is opened, nothing else is.
     fn entry(&mut self, relative: &str) -> io::Result<Entry> {
         let (directory, name) = split_path(relative);
-        match self.open_directory(directory)? {
-            Directory::Open => {}
-            Directory::Absent => return Ok(Entry::Absent),
-            Directory::Blocked { at, what } => return Ok(Entry::Blocked { at, what }),
+        if let Some(in_the_way) = self.open_directory(directory)? {
+            return Ok(in_the_way);
         }
         file_entry(self.directory(directory), name)
     }
@@ -447,14 +439,11 @@ const MANIFEST_LIMIT: u64 = 256 * 1024 * 1024;
 
 /// The manifest's bytes as they stand, when it is a regular file.
 fn read_manifest(tree: &mut Beneath) -> Result<Option<Vec<u8>>, WriteError> {
-    let entry = tree
-        .entry(MANIFEST)
-        .map_err(|cause| WriteError(format!("cannot read `{MANIFEST}`: {cause}")))?;
-    match entry {
-        Entry::Regular(file) if file.len <= MANIFEST_LIMIT => file
-            .bytes()
-            .map(Some)
-            .map_err(|cause| WriteError(format!("cannot read `{MANIFEST}`: {cause}"))),
+    let failed = |cause: io::Error| WriteError(format!("cannot read `{MANIFEST}`: {cause}"));
+    match tree.entry(MANIFEST).map_err(failed)? {
+        Entry::Regular(file) if file.len <= MANIFEST_LIMIT => {
+            file.bytes().map(Some).map_err(failed)
+        }
         // Anything else is no manifest hybridgen wrote: nothing is taken from it.
         _ => Ok(None),
     }

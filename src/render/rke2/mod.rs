@@ -187,29 +187,6 @@ pub(crate) fn merge(keys: &mut Map<String, Value>, extra: Map<String, Value>) {
     }
 }
 
-/// The `rke2-flannel` chart values the plan decides: the backend, the VNI and the VXLAN port
-/// under the key the release's chart reads (`vxlanBackendPort` in v0.24.201, `backendPort`
-/// later; rancher/rke2-charts PR #424). Written even where they equal the chart's defaults: the
-/// April and May 2024 charts default the VNI to 1 (rancher/rke2#5952).
-pub(crate) fn flannel_values(plan: &Plan) -> Result<Value, RenderError> {
-    let bundled = rke2_plan(plan)?
-        .release
-        .as_ref()
-        .ok()
-        .and_then(|release| release.flannel())
-        .ok_or_else(|| RenderError("the RKE2 release has no `cni: flannel`".into()))?;
-    let mut flannel = Map::new();
-    flannel.insert("backend".into(), json!(plan.flannel.backend.as_str()));
-    if plan.flannel.backend == Backend::Vxlan {
-        flannel.insert("vni".into(), json!(plan.flannel.vni));
-        flannel.insert(
-            bundled.chart_line().port_key.into(),
-            json!(plan.flannel.port),
-        );
-    }
-    Ok(json!({ "flannel": flannel }))
-}
-
 /// The Linux flanneld's arguments: the chart's own two (Helm replaces a list, so they are
 /// repeated: rancher/rke2-charts `charts/rke2-flannel/*/values.yaml` `flannel.args`) and
 /// `--iface-regex` on the planned Linux addresses, so that each node announces the interface that
@@ -232,14 +209,30 @@ fn linux_flanneld_args(plan: &Plan) -> Vec<String> {
     args
 }
 
-/// The chart values with the Linux flanneld's arguments, for the standalone HelmChartConfig and
-/// Rancher's `chartValues` alike (Rancher writes them into the same HelmChartConfig).
+/// The `rke2-flannel` chart values the plan decides: the backend, the VNI and the VXLAN port
+/// under the key the release's chart reads (`vxlanBackendPort` in v0.24.201, `backendPort`
+/// later; rancher/rke2-charts PR #424), and the Linux flanneld's arguments. Written even where
+/// they equal the chart's defaults: the April and May 2024 charts default the VNI to 1
+/// (rancher/rke2#5952). For the standalone HelmChartConfig and Rancher's `chartValues` alike
+/// (Rancher writes them into the same HelmChartConfig).
 pub(crate) fn flannel_values_with_args(plan: &Plan) -> Result<Value, RenderError> {
-    let mut values = flannel_values(plan)?;
-    if let Some(flannel) = values.get_mut("flannel").and_then(Value::as_object_mut) {
-        flannel.insert("args".into(), json!(linux_flanneld_args(plan)));
+    let bundled = rke2_plan(plan)?
+        .release
+        .as_ref()
+        .ok()
+        .and_then(|release| release.flannel())
+        .ok_or_else(|| RenderError("the RKE2 release has no `cni: flannel`".into()))?;
+    let mut flannel = Map::new();
+    flannel.insert("backend".into(), json!(plan.flannel.backend.as_str()));
+    if plan.flannel.backend == Backend::Vxlan {
+        flannel.insert("vni".into(), json!(plan.flannel.vni));
+        flannel.insert(
+            bundled.chart_line().port_key.into(),
+            json!(plan.flannel.port),
+        );
     }
-    Ok(values)
+    flannel.insert("args".into(), json!(linux_flanneld_args(plan)));
+    Ok(json!({ "flannel": flannel }))
 }
 
 fn helm_chart_config(plan: &Plan) -> Result<String, RenderError> {

@@ -83,6 +83,7 @@ impl Room for Rancher {
     }
 }
 
+/// `rancher/<node>/register.sh`, or `register.ps1` on Windows.
 fn rancher_plan(plan: &Plan) -> Result<&RancherPlan, RenderError> {
     rke2_plan(plan)?
         .rancher
@@ -90,7 +91,6 @@ fn rancher_plan(plan: &Plan) -> Result<&RancherPlan, RenderError> {
         .ok_or_else(|| RenderError("the plan has no Rancher part".into()))
 }
 
-/// `rancher/<node>/register.sh`, or `register.ps1` on Windows.
 fn script_path(node: &NodePlan) -> Result<String, RenderError> {
     let name = match node.os {
         Os::Linux => "register.sh",
