@@ -20,6 +20,7 @@ use crate::plan::version::Release;
 use crate::spec::Backend;
 use minijinja::context;
 use serde::Serialize;
+use serde_json::json;
 
 const MANIFEST_TEMPLATE: &str = "flannel/kube-flannel.yml.j2";
 const NODE_SELECTOR_TEMPLATE: &str = "flannel/node-selector.yml.j2";
@@ -117,16 +118,11 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         plugins: (
             FlannelPlugin {
                 kind: "flannel",
-                delegate: Delegate {
-                    hairpin_mode: true,
-                    is_default_gateway: true,
-                },
+                delegate: json!({ "hairpinMode": true, "isDefaultGateway": true }),
             },
             PortmapPlugin {
                 kind: "portmap",
-                capabilities: PortmapCapabilities {
-                    port_mappings: true,
-                },
+                capabilities: json!({ "portMappings": true }),
             },
         ),
     };
@@ -347,31 +343,20 @@ struct CniConf {
     plugins: (FlannelPlugin, PortmapPlugin),
 }
 
+/// The plugins' keys in the manifest's order; `json!` writes an object's keys sorted, which is
+/// their order inside `delegate` and `capabilities`.
 #[derive(Serialize)]
 struct FlannelPlugin {
     #[serde(rename = "type")]
     kind: &'static str,
-    delegate: Delegate,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Delegate {
-    hairpin_mode: bool,
-    is_default_gateway: bool,
+    delegate: serde_json::Value,
 }
 
 #[derive(Serialize)]
 struct PortmapPlugin {
     #[serde(rename = "type")]
     kind: &'static str,
-    capabilities: PortmapCapabilities,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PortmapCapabilities {
-    port_mappings: bool,
+    capabilities: serde_json::Value,
 }
 
 #[cfg(test)]

@@ -123,9 +123,10 @@ impl<'a> Step<'a> {
 
 /// `README.md` for the rendered artifacts `others` (every artifact but this one).
 pub fn render(input: &Input, others: &[Artifact]) -> Result<Artifact, RenderError> {
-    let paths: BTreeSet<&str> = others.iter().map(|a| a.path.as_str()).collect();
-    let steps = steps(input, &paths)?;
-    Ok(Artifact::new(PATH, markdown(input, &steps)?))
+    Ok(Artifact::new(
+        PATH,
+        markdown(input, &steps(input, others)?)?,
+    ))
 }
 
 /// The first `count` steps as `render` prints them: `1. control-0 (192.168.10.10): control
@@ -135,12 +136,7 @@ pub fn first_steps(
     artifacts: &[Artifact],
     count: usize,
 ) -> Result<Vec<String>, RenderError> {
-    let paths: BTreeSet<&str> = artifacts
-        .iter()
-        .map(|a| a.path.as_str())
-        .filter(|path| *path != PATH)
-        .collect();
-    Ok(steps(input, &paths)?
+    Ok(steps(input, artifacts)?
         .iter()
         .take(count)
         .enumerate()
@@ -155,7 +151,13 @@ pub fn first_steps(
         .collect())
 }
 
-fn steps<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>, RenderError> {
+/// The steps for `artifacts`, which may hold this file too (it names only the others).
+fn steps<'a>(input: &'a Input, artifacts: &[Artifact]) -> Result<Vec<Step<'a>>, RenderError> {
+    let paths: &BTreeSet<&str> = &artifacts
+        .iter()
+        .map(|a| a.path.as_str())
+        .filter(|path| *path != PATH)
+        .collect();
     let mut steps = match input.plan.distribution.distribution {
         Distribution::Kubeadm => kubeadm(input, paths)?,
         Distribution::Rke2 => match &input.plan.rke2 {
