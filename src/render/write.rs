@@ -997,20 +997,21 @@ struct Build<'a> {
     out: &'a Path,
 }
 
+/// An older hybridgen's journal and roll-back list, which it replayed from inside `--out`.
+const OLD_JOURNALS: [&str; 2] = [".hybridgen-journal", ".hybridgen-rollback"];
+
 /// Whether `--out` holds an older hybridgen's journal or roll-back list (not a directory).
 fn holds_old_journal(root: &OwnedFd) -> bool {
-    [".hybridgen-journal", ".hybridgen-rollback"]
-        .iter()
-        .any(|name| {
-            rustix::fs::statat(root, *name, AtFlags::SYMLINK_NOFOLLOW)
-                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) != FileType::Directory)
-        })
+    OLD_JOURNALS.iter().any(|name| {
+        rustix::fs::statat(root, *name, AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) != FileType::Directory)
+    })
 }
 
 /// Names an older hybridgen left inside `--out`: its journal, its roll-back list, and its staged
 /// and backup files (`.<name>.hybridgen-<pid>.tmp` / `.old`). Not carried into the new set.
 fn is_old_leftover(name: &str) -> bool {
-    if name == ".hybridgen-journal" || name == ".hybridgen-rollback" {
+    if OLD_JOURNALS.contains(&name) {
         return true;
     }
     let Some(rest) = name.strip_prefix('.').and_then(|rest| {
