@@ -50,6 +50,7 @@ use rustix::io::Errno;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ffi::{CStr, OsStr};
+use std::fmt::Display;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
@@ -115,7 +116,7 @@ pub enum Drift {
     Kept(String),
 }
 
-fn error(path: &Path, what: &str, cause: impl std::fmt::Display) -> WriteError {
+fn error(path: &Path, what: &str, cause: impl Display) -> WriteError {
     WriteError(format!("{what} `{}`: {cause}", path.display()))
 }
 
@@ -316,7 +317,7 @@ fn file_entry(directory: &OwnedFd, name: &str) -> io::Result<Entry> {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Ok(Entry::Absent),
         Err(Errno::LOOP) => return Ok(Entry::Symlink),
-        Err(cause) => return Ok(Entry::Unreadable(io::Error::from(cause).to_string())),
+        Err(cause) => return Ok(Entry::Unreadable(cause.to_string())),
     };
     let stat = rustix::fs::fstat(&fd)?;
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
@@ -352,7 +353,7 @@ fn open_out(parent: &OwnedFd, name: &OsStr, out: &Path) -> Result<Option<OwnedFd
                 )
             })
         }
-        Err(cause) => Err(error(out, "cannot open", io::Error::from(cause))),
+        Err(cause) => Err(error(out, "cannot open", cause)),
     }
 }
 
@@ -363,7 +364,7 @@ fn open_parent(parent: &Path) -> Result<OwnedFd, WriteError> {
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     )
-    .map_err(|cause| error(parent, "cannot open", io::Error::from(cause)))
+    .map_err(|cause| error(parent, "cannot open", cause))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -581,7 +582,7 @@ fn open_for_reading(out: &Path) -> Result<Option<(Option<OwnedFd>, OwnedFd)>, Wr
         return match rustix::fs::openat(rustix::fs::CWD, out, directory_flags(), Mode::empty()) {
             Ok(root) => Ok(Some((None, root))),
             Err(Errno::NOENT) => Ok(None),
-            Err(cause) => Err(error(out, "cannot open", io::Error::from(cause))),
+            Err(cause) => Err(error(out, "cannot open", cause)),
         };
     };
     let Ok(parent) = open_parent(&parent_path) else {
@@ -945,12 +946,12 @@ fn create_staging(parent: &OwnedFd, name: &str, out: &Path) -> Result<(OwnedFd, 
                 "something that is not hybridgen's has this name; move it away",
             ));
         }
-        Err(cause) => return Err(error(&shown(), "cannot create", io::Error::from(cause))),
+        Err(cause) => return Err(error(&shown(), "cannot create", cause)),
     }
     let fd = rustix::fs::openat(parent, name, directory_flags(), Mode::empty())
-        .map_err(|cause| error(&shown(), "cannot open", io::Error::from(cause)))?;
+        .map_err(|cause| error(&shown(), "cannot open", cause))?;
     let natural = rustix::fs::fstat(&fd)
-        .map_err(|cause| error(&shown(), "cannot read", io::Error::from(cause)))?
+        .map_err(|cause| error(&shown(), "cannot read", cause))?
         .st_mode
         & 0o777;
     Ok((fd, natural))
@@ -1108,9 +1109,9 @@ impl Build<'_> {
                 .map_err(|cause| self.failed_at(relative, raw, "cannot carry over", cause));
         }
         let old_child = rustix::fs::openat(old, raw, directory_flags(), Mode::empty())
-            .map_err(|cause| self.failed_at(relative, raw, "cannot open", cause.into()))?;
+            .map_err(|cause| self.failed_at(relative, raw, "cannot open", cause))?;
         let old_mode = rustix::fs::fstat(&old_child)
-            .map_err(|cause| self.failed_at(relative, raw, "cannot read", cause.into()))?
+            .map_err(|cause| self.failed_at(relative, raw, "cannot read", cause))?
             .st_mode;
         let child_path = match path {
             Some(path) => path,
@@ -1129,7 +1130,7 @@ impl Build<'_> {
             &new_child,
             Mode::from_bits_truncate(old_mode & CARRIED_MODE),
         )
-        .map_err(|cause| self.failed_at(relative, raw, "cannot set the mode of", cause.into()))?;
+        .map_err(|cause| self.failed_at(relative, raw, "cannot set the mode of", cause))?;
         if let Some(name) = name {
             made.insert(name.to_string());
         }
@@ -1148,20 +1149,14 @@ impl Build<'_> {
             rustix::fs::mkdirat(parent, name, Mode::from_bits_truncate(mode))?;
             rustix::fs::openat(parent, name, directory_flags(), Mode::empty())
         })
-        .map_err(|cause| {
-            error(
-                &target,
-                "cannot create the directory",
-                io::Error::from(cause),
-            )
-        })
+        .map_err(|cause| error(&target, "cannot create the directory", cause))
     }
 
-    fn failed(&self, relative: &str, what: &str, cause: impl Into<io::Error>) -> WriteError {
-        error(&self.out.join(relative), what, cause.into())
+    fn failed(&self, relative: &str, what: &str, cause: impl Display) -> WriteError {
+        error(&self.out.join(relative), what, cause)
     }
 
-    fn failed_at(&self, relative: &str, raw: &CStr, what: &str, cause: io::Error) -> WriteError {
+    fn failed_at(&self, relative: &str, raw: &CStr, what: &str, cause: impl Display) -> WriteError {
         let path = self
             .out
             .join(relative)
@@ -1212,7 +1207,7 @@ fn swap(
         error(
             out,
             "cannot replace",
-            format!("{}; nothing was changed", io::Error::from(cause)),
+            format!("{cause}; nothing was changed"),
         )
     };
     let Some(old_root) = old_root else {
