@@ -19,8 +19,8 @@ use crate::plan::flannel_release::{Feature, FlannelRelease, Layout, PER_ARCH, Rb
 use crate::plan::version::Release;
 use crate::spec::Backend;
 use minijinja::context;
-use minijinja::value::Serde;
 use serde::Serialize;
+use serde_json::json;
 
 const MANIFEST_TEMPLATE: &str = "flannel/kube-flannel.yml.j2";
 const NODE_SELECTOR_TEMPLATE: &str = "flannel/node-selector.yml.j2";
@@ -84,27 +84,22 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         .as_ref()
         .map_err(|_| RenderError("flannel: `network.clusterCidr` is not a CIDR".into()))?;
     let layout = row.layout;
-
+    let vxlan = plan.flannel.backend == Backend::Vxlan;
     let net_conf = NetConf {
         network: cluster_cidr.to_string(),
         enable_nftables: row.has(Feature::EnableNfTables).then_some(false),
-        backend: match plan.flannel.backend {
-            Backend::Vxlan => BackendConf {
-                kind: "vxlan",
-                vni: Some(plan.flannel.vni),
-                port: Some(plan.flannel.port),
-                direct_routing: plan.flannel.direct_routing.then_some(true),
-                name: plan.flannel.windows_backend.name.clone(),
-                mac_prefix: plan.flannel.windows_backend.mac_prefix.clone(),
-            },
-            Backend::HostGw => BackendConf {
-                kind: "host-gw",
-                vni: None,
-                port: None,
-                direct_routing: None,
-                name: plan.flannel.windows_backend.name.clone(),
-                mac_prefix: None,
-            },
+        backend: BackendConf {
+            kind: plan.flannel.backend.as_str(),
+            vni: vxlan.then_some(plan.flannel.vni),
+            port: vxlan.then_some(plan.flannel.port),
+            direct_routing: (vxlan && plan.flannel.direct_routing).then_some(true),
+            name: plan.flannel.windows_backend.name.clone(),
+            mac_prefix: plan
+                .flannel
+                .windows_backend
+                .mac_prefix
+                .clone()
+                .filter(|_| vxlan),
         },
     };
     // The Linux CNI config keeps the manifest's own name, `cbr0`, except on the KubeCluster.ps1
@@ -112,7 +107,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     // KubeCluster.ps1 creates. The HostProcess path never reads it, and host-local keeps its IPAM store per network name, so renaming it on a running cluster would
     // give every Linux node an empty store (duplicate pod addresses until drained).
     let windows_reads_it = plan.windows_setup == Some(WindowsSetup::KubeCluster);
-    let cni_name = if plan.flannel.backend == Backend::Vxlan && windows_reads_it {
+    let cni_name = if vxlan && windows_reads_it {
         "vxlan0"
     } else {
         "cbr0"
@@ -123,16 +118,11 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         plugins: (
             FlannelPlugin {
                 kind: "flannel",
-                delegate: Delegate {
-                    hairpin_mode: true,
-                    is_default_gateway: true,
-                },
+                delegate: json!({ "hairpinMode": true, "isDefaultGateway": true }),
             },
             PortmapPlugin {
                 kind: "portmap",
-                capabilities: PortmapCapabilities {
-                    port_mappings: true,
-                },
+                capabilities: json!({ "portMappings": true }),
             },
         ),
     };
@@ -143,8 +133,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         json_block(&cni_conf)?,
         json_block(&net_conf)?,
     );
-    let manifest_text =
-        super::template(MANIFEST_TEMPLATE)?.render(context! { m => Serde(&manifest) })?;
+    let manifest_text = super::template(MANIFEST_TEMPLATE)?.render(context! { m => manifest })?;
     let mut artifacts = vec![Artifact::new(MANIFEST_PATH, manifest_text)];
     artifacts.extend(patches(layout, &kubernetes)?);
     Ok(artifacts)
@@ -156,7 +145,7 @@ fn manifest(
     kubernetes: &Release,
     cni_conf: String,
     net_conf: String,
-) -> Manifest {
+) -> minijinja::Value {
     let row = release.row;
     let has = |feature| row.has(feature);
     let psp_served = !kubernetes.at_least(PSP_REMOVED.0, PSP_REMOVED.1);
@@ -171,58 +160,58 @@ fn manifest(
         psp_host_paths.push("/run/xtables.lock");
     }
     let image = release.image();
-    let daemonsets = match row.layout {
+    let daemonsets: Vec<minijinja::Value> = match row.layout {
         Layout::PerArch => PER_ARCH
             .iter()
-            .map(|arch| DaemonSet {
-                name: format!("kube-flannel-ds-{arch}"),
-                arch: Some(*arch),
-                image: format!("{image}-{arch}"),
+            .map(|arch| {
+                context! {
+                    name => format!("kube-flannel-ds-{arch}"),
+                    arch => *arch,
+                    image => format!("{image}-{arch}"),
+                }
             })
             .collect(),
-        Layout::KubeSystem | Layout::KubeFlannel => vec![DaemonSet {
-            name: "kube-flannel-ds".into(),
-            arch: None,
-            image: image.clone(),
-        }],
+        Layout::KubeSystem | Layout::KubeFlannel => {
+            vec![context! { name => "kube-flannel-ds", arch => None::<&str>, image }]
+        }
     };
-    Manifest {
-        flavour_line: format!("flannel {}, {}.", release.tag, describe(row.layout)),
-        notes: notes(release, kubernetes, psp_served, rbac_v1beta1),
-        namespace: row.layout.namespace(),
-        namespace_object: row.layout == Layout::KubeFlannel,
-        k8s_app_labels: has(Feature::K8sAppLabels),
+    context! {
+        flavour_line => format!("flannel {}, {}.", release.tag, describe(row.layout)),
+        notes => notes(release, kubernetes, psp_served, rbac_v1beta1),
+        namespace => row.layout.namespace(),
+        namespace_object => row.layout == Layout::KubeFlannel,
+        k8s_app_labels => has(Feature::K8sAppLabels),
         psp,
         psp_host_paths,
-        rbac_api_version: if rbac_v1beta1 {
+        rbac_api_version => if rbac_v1beta1 {
             "rbac.authorization.k8s.io/v1beta1"
         } else {
             "rbac.authorization.k8s.io/v1"
         },
-        nodes_get: has(Feature::NodesGet),
-        cluster_cidrs: has(Feature::ClusterCidrs),
+        nodes_get => has(Feature::NodesGet),
+        cluster_cidrs => has(Feature::ClusterCidrs),
         cni_conf,
         net_conf,
         daemonsets,
-        os_label: if row.layout == Layout::PerArch {
+        os_label => if row.layout == Layout::PerArch {
             "beta.kubernetes.io/os"
         } else {
             "kubernetes.io/os"
         },
-        arch_label: "beta.kubernetes.io/arch",
-        priority_class: has(Feature::PriorityClass),
-        cni_plugin_image: row.cni_plugin_image,
-        install_conf: has(Feature::InstallConf),
-        limits: has(Feature::Limits),
-        capabilities: if has(Feature::NetRaw) {
+        arch_label => "beta.kubernetes.io/arch",
+        priority_class => has(Feature::PriorityClass),
+        cni_plugin_image => row.cni_plugin_image,
+        install_conf => has(Feature::InstallConf),
+        limits => has(Feature::Limits),
+        capabilities => if has(Feature::NetRaw) {
             vec!["NET_ADMIN", "NET_RAW"]
         } else {
             vec!["NET_ADMIN"]
         },
-        event_queue_depth: has(Feature::EventQueueDepth),
-        cont_when_cache_not_ready: has(Feature::ContWhenCacheNotReady),
-        healthz: has(Feature::Healthz),
-        xtables_lock: has(Feature::XtablesLock),
+        event_queue_depth => has(Feature::EventQueueDepth),
+        cont_when_cache_not_ready => has(Feature::ContWhenCacheNotReady),
+        healthz => has(Feature::Healthz),
+        xtables_lock => has(Feature::XtablesLock),
     }
 }
 
@@ -283,27 +272,21 @@ fn patches(layout: Layout, kubernetes: &Release) -> Result<Vec<Artifact>, Render
         labels => labels,
     })?;
 
-    let mut commands: Vec<PatchCommand> = layout
-        .daemonset_names()
-        .into_iter()
-        .map(|name| PatchCommand {
-            message: format!(
-                "Pinning ds/{name} (namespace {}) to Linux nodes",
-                layout.namespace()
-            ),
+    let patch = |name: &str, namespace: &str, file: &str| {
+        context! {
+            message => format!("Pinning ds/{name} (namespace {namespace}) to Linux nodes"),
             name,
-            namespace: layout.namespace(),
-            file: FLANNEL_PATCH_FILE,
-        })
+            namespace,
+            file,
+        }
+    };
+    let mut commands: Vec<minijinja::Value> = layout
+        .daemonset_names()
+        .iter()
+        .map(|name| patch(name, layout.namespace(), FLANNEL_PATCH_FILE))
         .collect();
-    commands.push(PatchCommand {
-        message: "Pinning ds/kube-proxy (namespace kube-system) to Linux nodes".into(),
-        name: "kube-proxy".into(),
-        namespace: "kube-system",
-        file: KUBE_PROXY_PATCH_FILE,
-    });
-    let apply =
-        super::template(APPLY_TEMPLATE)?.render(context! { patches => Serde(&commands) })?;
+    commands.push(patch("kube-proxy", "kube-system", KUBE_PROXY_PATCH_FILE));
+    let apply = super::template(APPLY_TEMPLATE)?.render(context! { patches => commands })?;
     Ok(vec![
         Artifact::new(FLANNEL_PATCH_PATH, flannel_patch),
         Artifact::new(KUBE_PROXY_PATCH_PATH, kube_proxy_patch),
@@ -360,75 +343,20 @@ struct CniConf {
     plugins: (FlannelPlugin, PortmapPlugin),
 }
 
+/// The plugins' keys in the manifest's order; `json!` writes an object's keys sorted, which is
+/// their order inside `delegate` and `capabilities`.
 #[derive(Serialize)]
 struct FlannelPlugin {
     #[serde(rename = "type")]
     kind: &'static str,
-    delegate: Delegate,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Delegate {
-    hairpin_mode: bool,
-    is_default_gateway: bool,
+    delegate: serde_json::Value,
 }
 
 #[derive(Serialize)]
 struct PortmapPlugin {
     #[serde(rename = "type")]
     kind: &'static str,
-    capabilities: PortmapCapabilities,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PortmapCapabilities {
-    port_mappings: bool,
-}
-
-/// What `kube-flannel.yml.j2` formats.
-#[derive(Serialize)]
-struct Manifest {
-    flavour_line: String,
-    notes: Vec<String>,
-    namespace: &'static str,
-    namespace_object: bool,
-    k8s_app_labels: bool,
-    psp: bool,
-    psp_host_paths: Vec<&'static str>,
-    rbac_api_version: &'static str,
-    nodes_get: bool,
-    cluster_cidrs: bool,
-    cni_conf: String,
-    net_conf: String,
-    daemonsets: Vec<DaemonSet>,
-    os_label: &'static str,
-    arch_label: &'static str,
-    priority_class: bool,
-    cni_plugin_image: Option<&'static str>,
-    install_conf: bool,
-    limits: bool,
-    capabilities: Vec<&'static str>,
-    event_queue_depth: bool,
-    cont_when_cache_not_ready: bool,
-    healthz: bool,
-    xtables_lock: bool,
-}
-
-#[derive(Serialize)]
-struct DaemonSet {
-    name: String,
-    arch: Option<&'static str>,
-    image: String,
-}
-
-#[derive(Serialize)]
-struct PatchCommand {
-    message: String,
-    name: String,
-    namespace: &'static str,
-    file: &'static str,
+    capabilities: serde_json::Value,
 }
 
 #[cfg(test)]

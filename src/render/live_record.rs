@@ -80,8 +80,7 @@ impl LiveRecord {
     /// The record of the subnets `live_plan` took from the cluster (`read` in spec order).
     pub fn of(source: LiveSource, plan: &Plan, read: &[Option<Ipv4Net>]) -> Self {
         let source = match source {
-            LiveSource::Capture(Some(path)) if plain_path(&path) => LiveSource::Capture(Some(path)),
-            LiveSource::Capture(_) => LiveSource::Capture(None),
+            LiveSource::Capture(path) => LiveSource::Capture(path.filter(|path| plain_path(path))),
             LiveSource::Kubectl => LiveSource::Kubectl,
         };
         let nodes = plan
@@ -101,10 +100,8 @@ impl LiveRecord {
             LiveSource::Capture(None) => format!("{SOURCE} capture\n"),
         };
         for (name, subnet) in &self.nodes {
-            match subnet {
-                Some(subnet) => text.push_str(&format!("{NODE} {name} {subnet}\n")),
-                None => text.push_str(&format!("{NODE} {name} -\n")),
-            }
+            let subnet = subnet.map_or("-".to_string(), |subnet| subnet.to_string());
+            text.push_str(&format!("{NODE} {name} {subnet}\n"));
         }
         text
     }

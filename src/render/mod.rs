@@ -101,51 +101,23 @@ impl From<minijinja::Error> for RenderError {
 }
 
 /// Every template, embedded in the binary so that it works outside a checkout.
-const TEMPLATES: &[(&str, &str)] = &[
-    (
-        "flannel/kube-flannel.yml.j2",
-        include_str!("../../templates/flannel/kube-flannel.yml.j2"),
-    ),
-    (
-        "flannel/node-selector.yml.j2",
-        include_str!("../../templates/flannel/node-selector.yml.j2"),
-    ),
-    (
-        "flannel/apply.sh.j2",
-        include_str!("../../templates/flannel/apply.sh.j2"),
-    ),
-    (
-        "kubeadm/kubeadm-config.yaml.j2",
-        include_str!("../../templates/kubeadm/kubeadm-config.yaml.j2"),
-    ),
-    (
-        "rke/cluster-network.yml.j2",
-        include_str!("../../templates/rke/cluster-network.yml.j2"),
-    ),
-    (
-        "windows/kube-flannel-windows.yml.j2",
-        include_str!("../../templates/windows/kube-flannel-windows.yml.j2"),
-    ),
-    (
-        "windows/kube-proxy-windows.yml.j2",
-        include_str!("../../templates/windows/kube-proxy-windows.yml.j2"),
-    ),
-    (
-        "windows/flannel.Dockerfile.j2",
-        include_str!("../../templates/windows/flannel.Dockerfile.j2"),
-    ),
-    (
-        "windows/download-stage.j2",
-        include_str!("../../templates/windows/download-stage.j2"),
-    ),
-    (
-        "windows/kube-proxy.Dockerfile.j2",
-        include_str!("../../templates/windows/kube-proxy.Dockerfile.j2"),
-    ),
-    (
-        "windows/kubeadm-join.yaml.j2",
-        include_str!("../../templates/windows/kubeadm-join.yaml.j2"),
-    ),
+macro_rules! templates {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../templates/", $name)))),*]
+    };
+}
+const TEMPLATES: &[(&str, &str)] = templates![
+    "flannel/kube-flannel.yml.j2",
+    "flannel/node-selector.yml.j2",
+    "flannel/apply.sh.j2",
+    "kubeadm/kubeadm-config.yaml.j2",
+    "rke/cluster-network.yml.j2",
+    "windows/kube-flannel-windows.yml.j2",
+    "windows/kube-proxy-windows.yml.j2",
+    "windows/flannel.Dockerfile.j2",
+    "windows/download-stage.j2",
+    "windows/kube-proxy.Dockerfile.j2",
+    "windows/kubeadm-join.yaml.j2",
 ];
 
 /// The template environment, built once per process: strict undefined values, no auto-escaping

@@ -34,7 +34,7 @@ impl<'s> NodeSecret<'s> {
         })
     }
 
-    pub(crate) fn variable(&self) -> &str {
+    pub(crate) fn variable(&self) -> &'s str {
         self.variable
     }
 

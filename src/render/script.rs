@@ -30,6 +30,13 @@ impl Script {
         self.line(&format!("# {text}"));
     }
 
+    /// Comment lines, as [`Script::comment`] writes each.
+    pub(crate) fn comments(&mut self, lines: &[&str]) {
+        for line in lines {
+            self.comment(line);
+        }
+    }
+
     pub(crate) fn echo(&mut self, message: &str) {
         self.line(&format!("echo {}", shell_quote(message)));
     }

@@ -15,6 +15,7 @@
 //! ([`crate::escape::markdown_text`], [`crate::escape::markdown_code`]), names in commands are
 //! printable ASCII ([`script_value`]) quoted for their shell.
 
+use super::node_secret::NodeSecret;
 use super::script::{path_segment, powershell_quote, script_value, shell_word};
 use super::{Artifact, Input, RenderError};
 use crate::escape::{markdown_code, markdown_text};
@@ -58,22 +59,12 @@ enum Machine<'a> {
 }
 
 impl Machine<'_> {
-    fn plain(&self) -> String {
+    /// The machine, a node's name written by `name`: plain text or Markdown code.
+    fn label(&self, name: fn(&str) -> String) -> String {
         match self {
             Machine::Workstation => "workstation".into(),
             Machine::BuildHost => "build host".into(),
-            Machine::Node(node, address) => {
-                format!("{} ({address})", crate::escape::inline(&node.name))
-            }
-            Machine::EveryNode => "every node".into(),
-        }
-    }
-
-    fn markdown(&self) -> String {
-        match self {
-            Machine::Workstation => "workstation".into(),
-            Machine::BuildHost => "build host".into(),
-            Machine::Node(node, address) => format!("{} ({address})", markdown_code(&node.name)),
+            Machine::Node(node, address) => format!("{} ({address})", name(&node.name)),
             Machine::EveryNode => "every node".into(),
         }
     }
@@ -116,13 +107,26 @@ impl<'a> Step<'a> {
         self.blocks.push(Block::PowerShell(lines));
         self
     }
+
+    /// How to copy `dirs` from the workstation to a node: [`copy_lines`], after what they need.
+    fn copy(self, os: Os, address: Ipv4Addr, dirs: &[String]) -> Self {
+        self.text(match os {
+            Os::Linux => "From the workstation:".to_string(),
+            Os::Windows => format!(
+                "From the workstation (the node runs OpenSSH Server, {OPENSSH_WINDOWS}; or copy \
+                 the folder any other way to the same place):"
+            ),
+        })
+        .bash(copy_lines(os, address, dirs))
+    }
 }
 
 /// `README.md` for the rendered artifacts `others` (every artifact but this one).
 pub fn render(input: &Input, others: &[Artifact]) -> Result<Artifact, RenderError> {
-    let paths: BTreeSet<&str> = others.iter().map(|a| a.path.as_str()).collect();
-    let steps = steps(input, &paths)?;
-    Ok(Artifact::new(PATH, markdown(input, &steps)?))
+    Ok(Artifact::new(
+        PATH,
+        markdown(input, &steps(input, others)?)?,
+    ))
 }
 
 /// The first `count` steps as `render` prints them: `1. control-0 (192.168.10.10): control
@@ -132,12 +136,7 @@ pub fn first_steps(
     artifacts: &[Artifact],
     count: usize,
 ) -> Result<Vec<String>, RenderError> {
-    let paths: BTreeSet<&str> = artifacts
-        .iter()
-        .map(|a| a.path.as_str())
-        .filter(|path| *path != PATH)
-        .collect();
-    Ok(steps(input, &paths)?
+    Ok(steps(input, artifacts)?
         .iter()
         .take(count)
         .enumerate()
@@ -145,14 +144,20 @@ pub fn first_steps(
             format!(
                 "{}. {}: {}",
                 index + 1,
-                step.machine.plain(),
+                step.machine.label(crate::escape::inline),
                 crate::escape::inline(&step.what)
             )
         })
         .collect())
 }
 
-fn steps<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>, RenderError> {
+/// The steps for `artifacts`, which may hold this file too (it names only the others).
+fn steps<'a>(input: &'a Input, artifacts: &[Artifact]) -> Result<Vec<Step<'a>>, RenderError> {
+    let paths: &BTreeSet<&str> = &artifacts
+        .iter()
+        .map(|a| a.path.as_str())
+        .filter(|path| *path != PATH)
+        .collect();
     let mut steps = match input.plan.distribution.distribution {
         Distribution::Kubeadm => kubeadm(input, paths)?,
         Distribution::Rke2 => match &input.plan.rke2 {
@@ -278,14 +283,7 @@ fn powershell_prompts(variables: &[&str]) -> Vec<String> {
 /// The variable a node script reads for a secret field: the one the spec names, checked as the
 /// scripts check it.
 fn variable<'s>(field: &'static SecretField, input: &Input<'s>) -> Result<&'s str, RenderError> {
-    let variable = field.variable(input.spec);
-    if secret_fields::variable_problem(variable).is_some() {
-        return Err(RenderError(format!(
-            "`{}` names a variable no node script may read (HG011)",
-            field.key
-        )));
-    }
-    script_value(variable, "fromEnv")
+    Ok(NodeSecret::of(field, input.spec)?.variable())
 }
 
 fn code_list(variables: &[&str]) -> String {
@@ -294,13 +292,6 @@ fn code_list(variables: &[&str]) -> String {
         .map(|variable| markdown_code(variable))
         .collect::<Vec<_>>()
         .join(" and ")
-}
-
-fn windows_copy_note() -> String {
-    format!(
-        "From the workstation (the node runs OpenSSH Server, {OPENSSH_WINDOWS}; or copy the \
-         folder any other way to the same place):"
-    )
 }
 
 // --- kubeadm -----------------------------------------------------------------------------------
@@ -330,8 +321,7 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
         );
         steps.push(
             Step::new(Machine::Node(init, address), "control plane, kubeadm init")
-                .text("From the workstation:")
-                .bash(copy_lines(Os::Linux, address, &[config.to_string()]))
+                .copy(Os::Linux, address, &[config.to_string()])
                 .text(format!("On {}:", markdown_code(&init.name)))
                 .bash(vec![
                     format!("sudo kubeadm init --config {}", on_linux(config)),
@@ -415,12 +405,7 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
                 secrets.join(","),
                 on_linux(&script)
             ));
-            step.text("From the workstation:")
-                .bash(copy_lines(
-                    Os::Linux,
-                    address,
-                    &[format!("kubeadm/{}", node.name)],
-                ))
+            step.copy(Os::Linux, address, &[format!("kubeadm/{}", node.name)])
                 .text(format!(
                     "On {}, with the two values of step 1 (`join.sh` reads {}):",
                     markdown_code(&node.name),
@@ -470,8 +455,7 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
             Machine::Node(node, address),
             "Windows worker, join.ps1 as Administrator",
         )
-        .text(windows_copy_note())
-        .bash(copy_lines(Os::Windows, address, std::slice::from_ref(&dir)));
+        .copy(Os::Windows, address, std::slice::from_ref(&dir));
         let join = on_windows(&format!("{dir}/join.ps1"));
         steps.push(match plan.windows_setup {
             Some(WindowsSetup::KubeCluster) => {
@@ -530,19 +514,17 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
 
 /// The registries `build.sh` pushes to, for `docker login`: an image reference's first part when
 /// it names a host (holds `.` or `:`, or is `localhost`, as Docker reads it).
-fn registries(input: &Input) -> Vec<String> {
+fn registries<'a>(input: &Input<'a>) -> BTreeSet<&'a str> {
     let Some(windows) = &input.plan.windows else {
-        return Vec::new();
+        return BTreeSet::new();
     };
-    let hosts: BTreeSet<String> = [&windows.flannel_image, &windows.kube_proxy_image]
+    [&windows.flannel_image, &windows.kube_proxy_image]
         .into_iter()
         .flatten()
         .filter_map(|image| image.split_once('/').map(|(host, _)| host))
         .filter(|host| host.contains(['.', ':']) || *host == "localhost")
         .filter(|host| script_value(host, "registry").is_ok())
-        .map(String::from)
-        .collect();
-    hosts.into_iter().collect()
+        .collect()
 }
 
 // --- RKE2 --------------------------------------------------------------------------------------
@@ -614,8 +596,7 @@ fn rke2_standalone<'a>(
                     on_linux(&format!("{dir}/install.sh"))
                 ));
                 let mut step = step
-                    .text("From the workstation:")
-                    .bash(copy_lines(Os::Linux, address, &dirs))
+                    .copy(Os::Linux, address, &dirs)
                     .text(format!("{token_note} On {}:", markdown_code(&node.name)))
                     .bash(run);
                 if first {
@@ -646,8 +627,7 @@ fn rke2_standalone<'a>(
                     "powershell -ExecutionPolicy Bypass -File {}",
                     on_windows(&format!("{dir}/install.ps1"))
                 ));
-                step.text(windows_copy_note())
-                    .bash(copy_lines(Os::Windows, address, &dirs))
+                step.copy(Os::Windows, address, &dirs)
                     .text(format!(
                         "{token_note} On {}, in an elevated PowerShell:",
                         markdown_code(&node.name)
@@ -730,8 +710,7 @@ fn rancher<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
             Os::Linux if paths.contains(format!("{dir}/register.sh").as_str()) => {
                 let mut run = bash_prompts(&["CATTLE_TOKEN"]);
                 run.push(format!("bash {}", on_linux(&format!("{dir}/register.sh"))));
-                step.text("From the workstation:")
-                    .bash(copy_lines(Os::Linux, address, std::slice::from_ref(&dir)))
+                step.copy(Os::Linux, address, std::slice::from_ref(&dir))
                     .text(format!(
                         "On {} (the script runs Rancher's installer with sudo):",
                         markdown_code(&node.name)
@@ -744,8 +723,7 @@ fn rancher<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
                     "powershell -ExecutionPolicy Bypass -File {}",
                     on_windows(&format!("{dir}/register.ps1"))
                 ));
-                step.text(windows_copy_note())
-                    .bash(copy_lines(Os::Windows, address, std::slice::from_ref(&dir)))
+                step.copy(Os::Windows, address, std::slice::from_ref(&dir))
                     .text(format!(
                         "On {}, in an elevated PowerShell:",
                         markdown_code(&node.name)
@@ -812,9 +790,9 @@ fn routes<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>,
             }
             for node in &plan.nodes {
                 let (node, address) = reachable(node)?;
-                let (file, os) = match node.os {
-                    Os::Linux => (format!("routes/hosts/{}.sh", node.name), Os::Linux),
-                    Os::Windows => (format!("routes/hosts/{}.ps1", node.name), Os::Windows),
+                let file = match node.os {
+                    Os::Linux => format!("routes/hosts/{}.sh", node.name),
+                    Os::Windows => format!("routes/hosts/{}.ps1", node.name),
                 };
                 if !paths.contains(file.as_str()) {
                     continue;
@@ -825,8 +803,8 @@ fn routes<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>,
                          Windows in an elevated PowerShell):",
                         markdown_code(&node.name)
                     ))
-                    .bash(copy_lines(os, address, std::slice::from_ref(&file)));
-                step = match os {
+                    .bash(copy_lines(node.os, address, std::slice::from_ref(&file)));
+                step = match node.os {
                     Os::Linux => step.bash(vec![format!("sudo bash {}", on_linux(&file))]),
                     Os::Windows => step.powershell(vec![format!(
                         "powershell -ExecutionPolicy Bypass -File {}",
@@ -901,7 +879,7 @@ fn markdown(input: &Input, steps: &[Step]) -> Result<String, RenderError> {
         out.push_str(&format!(
             "| {} | {} | {} |\n",
             index + 1,
-            markdown_text(&step.machine.plain()),
+            markdown_text(&step.machine.label(crate::escape::inline)),
             markdown_text(&step.what)
         ));
     }
@@ -909,7 +887,7 @@ fn markdown(input: &Input, steps: &[Step]) -> Result<String, RenderError> {
         out.push_str(&format!(
             "\n## {}. {}: {}\n",
             index + 1,
-            step.machine.markdown(),
+            step.machine.label(markdown_code),
             markdown_text(&step.what)
         ));
         for block in &step.blocks {

@@ -50,6 +50,7 @@ use rustix::io::Errno;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ffi::{CStr, OsStr};
+use std::fmt::Display;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
@@ -115,7 +116,7 @@ pub enum Drift {
     Kept(String),
 }
 
-fn error(path: &Path, what: &str, cause: impl std::fmt::Display) -> WriteError {
+fn error(path: &Path, what: &str, cause: impl Display) -> WriteError {
     WriteError(format!("{what} `{}`: {cause}", path.display()))
 }
 
@@ -245,23 +246,17 @@ struct Beneath {
     last: Option<(String, OwnedFd)>,
 }
 
-/// A directory beneath the root, or why there is none.
-enum Directory {
-    Open,
-    Absent,
-    Blocked { at: String, what: &'static str },
-}
-
 impl Beneath {
     fn new(root: OwnedFd) -> Self {
         Beneath { root, last: None }
     }
 
     /// Opens `relative` (`""` is the root) one name at a time, refusing a symlink or a file on
-    /// the way; afterwards `self.directory(relative)` is it.
-    fn open_directory(&mut self, relative: &str) -> io::Result<Directory> {
+    /// the way; afterwards `self.directory(relative)` is it. When it cannot be opened, what
+    /// stands there instead: [`Entry::Absent`] or [`Entry::Blocked`].
+    fn open_directory(&mut self, relative: &str) -> io::Result<Option<Entry>> {
         if relative.is_empty() || self.last.as_ref().is_some_and(|(path, _)| path == relative) {
-            return Ok(Directory::Open);
+            return Ok(None);
         }
         let mut current: Option<OwnedFd> = None;
         let mut walked = String::new();
@@ -270,19 +265,19 @@ impl Beneath {
             let parent = current.as_ref().map_or(self.root.as_fd(), |fd| fd.as_fd());
             match rustix::fs::openat(parent, name, directory_flags(), Mode::empty()) {
                 Ok(fd) => current = Some(fd),
-                Err(Errno::NOENT) => return Ok(Directory::Absent),
+                Err(Errno::NOENT) => return Ok(Some(Entry::Absent)),
                 Err(Errno::LOOP | Errno::NOTDIR) => {
                     let stat = rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW)?;
-                    return Ok(Directory::Blocked {
+                    return Ok(Some(Entry::Blocked {
                         at: walked,
                         what: kind_of(stat.st_mode),
-                    });
+                    }));
                 }
                 Err(cause) => return Err(cause.into()),
             }
         }
         self.last = current.map(|fd| (relative.to_string(), fd));
-        Ok(Directory::Open)
+        Ok(None)
     }
 
     /// The directory `open_directory` last opened.
@@ -296,10 +291,8 @@ impl Beneath {
     /// What stands at `relative`, a file path; a regular file is opened, nothing else is.
     fn entry(&mut self, relative: &str) -> io::Result<Entry> {
         let (directory, name) = split_path(relative);
-        match self.open_directory(directory)? {
-            Directory::Open => {}
-            Directory::Absent => return Ok(Entry::Absent),
-            Directory::Blocked { at, what } => return Ok(Entry::Blocked { at, what }),
+        if let Some(in_the_way) = self.open_directory(directory)? {
+            return Ok(in_the_way);
         }
         file_entry(self.directory(directory), name)
     }
@@ -324,7 +317,7 @@ fn file_entry(directory: &OwnedFd, name: &str) -> io::Result<Entry> {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Ok(Entry::Absent),
         Err(Errno::LOOP) => return Ok(Entry::Symlink),
-        Err(cause) => return Ok(Entry::Unreadable(io::Error::from(cause).to_string())),
+        Err(cause) => return Ok(Entry::Unreadable(cause.to_string())),
     };
     let stat = rustix::fs::fstat(&fd)?;
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
@@ -360,7 +353,7 @@ fn open_out(parent: &OwnedFd, name: &OsStr, out: &Path) -> Result<Option<OwnedFd
                 )
             })
         }
-        Err(cause) => Err(error(out, "cannot open", io::Error::from(cause))),
+        Err(cause) => Err(error(out, "cannot open", cause)),
     }
 }
 
@@ -371,7 +364,7 @@ fn open_parent(parent: &Path) -> Result<OwnedFd, WriteError> {
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     )
-    .map_err(|cause| error(parent, "cannot open", io::Error::from(cause)))
+    .map_err(|cause| error(parent, "cannot open", cause))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -447,14 +440,11 @@ const MANIFEST_LIMIT: u64 = 256 * 1024 * 1024;
 
 /// The manifest's bytes as they stand, when it is a regular file.
 fn read_manifest(tree: &mut Beneath) -> Result<Option<Vec<u8>>, WriteError> {
-    let entry = tree
-        .entry(MANIFEST)
-        .map_err(|cause| WriteError(format!("cannot read `{MANIFEST}`: {cause}")))?;
-    match entry {
-        Entry::Regular(file) if file.len <= MANIFEST_LIMIT => file
-            .bytes()
-            .map(Some)
-            .map_err(|cause| WriteError(format!("cannot read `{MANIFEST}`: {cause}"))),
+    let failed = |cause: io::Error| WriteError(format!("cannot read `{MANIFEST}`: {cause}"));
+    match tree.entry(MANIFEST).map_err(failed)? {
+        Entry::Regular(file) if file.len <= MANIFEST_LIMIT => {
+            file.bytes().map(Some).map_err(failed)
+        }
         // Anything else is no manifest hybridgen wrote: nothing is taken from it.
         _ => Ok(None),
     }
@@ -555,8 +545,9 @@ fn compare(tree: &mut Beneath, artifact: &Artifact, read_all: bool) -> io::Resul
 fn obsolete(
     tree: &mut Beneath,
     listed: &BTreeMap<String, Listed>,
-    rendered: &HashSet<&str>,
+    artifacts: &[Artifact],
 ) -> io::Result<(Vec<String>, Vec<String>)> {
+    let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
     let mut removable = Vec::new();
     let mut kept = Vec::new();
     for (path, entry) in listed {
@@ -591,7 +582,7 @@ fn open_for_reading(out: &Path) -> Result<Option<(Option<OwnedFd>, OwnedFd)>, Wr
         return match rustix::fs::openat(rustix::fs::CWD, out, directory_flags(), Mode::empty()) {
             Ok(root) => Ok(Some((None, root))),
             Err(Errno::NOENT) => Ok(None),
-            Err(cause) => Err(error(out, "cannot open", io::Error::from(cause))),
+            Err(cause) => Err(error(out, "cannot open", cause)),
         };
     };
     let Ok(parent) = open_parent(&parent_path) else {
@@ -642,8 +633,7 @@ pub fn check(out: &Path, artifacts: &[Artifact]) -> Result<Vec<Drift>, WriteErro
             drift.push(item);
         }
     }
-    let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
-    let (removable, kept) = obsolete(&mut tree, &listed, &rendered).map_err(failed)?;
+    let (removable, kept) = obsolete(&mut tree, &listed, artifacts).map_err(failed)?;
     drift.extend(removable.into_iter().map(Drift::Obsolete));
     drift.extend(kept.into_iter().map(Drift::Kept));
     Ok(drift)
@@ -879,8 +869,7 @@ fn decide(
     if !hand_edited.is_empty() {
         return Err(Refusal::HandEdited(hand_edited));
     }
-    let rendered: HashSet<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
-    let (removable, kept) = obsolete(tree, &listed, &rendered).map_err(failed)?;
+    let (removable, kept) = obsolete(tree, &listed, artifacts).map_err(failed)?;
     decisions.written.removed = removable;
     decisions.written.kept = kept;
     Ok(decisions)
@@ -911,10 +900,10 @@ const CARRIED_MODE: u32 = 0o6777;
 
 /// Takes the mark off `--out`, which a render killed right after its swap leaves there.
 fn clear_mark(root: &OwnedFd) {
-    if let Ok(stat) = rustix::fs::fstat(root) {
-        if stat.st_mode & MARK != 0 {
-            let _ = rustix::fs::fchmod(root, Mode::from_bits_truncate(stat.st_mode & CARRIED_MODE));
-        }
+    if let Ok(stat) = rustix::fs::fstat(root)
+        && stat.st_mode & MARK != 0
+    {
+        let _ = rustix::fs::fchmod(root, Mode::from_bits_truncate(stat.st_mode & CARRIED_MODE));
     }
 }
 
@@ -957,12 +946,12 @@ fn create_staging(parent: &OwnedFd, name: &str, out: &Path) -> Result<(OwnedFd, 
                 "something that is not hybridgen's has this name; move it away",
             ));
         }
-        Err(cause) => return Err(error(&shown(), "cannot create", io::Error::from(cause))),
+        Err(cause) => return Err(error(&shown(), "cannot create", cause)),
     }
     let fd = rustix::fs::openat(parent, name, directory_flags(), Mode::empty())
-        .map_err(|cause| error(&shown(), "cannot open", io::Error::from(cause)))?;
+        .map_err(|cause| error(&shown(), "cannot open", cause))?;
     let natural = rustix::fs::fstat(&fd)
-        .map_err(|cause| error(&shown(), "cannot read", io::Error::from(cause)))?
+        .map_err(|cause| error(&shown(), "cannot read", cause))?
         .st_mode
         & 0o777;
     Ok((fd, natural))
@@ -1009,20 +998,21 @@ struct Build<'a> {
     out: &'a Path,
 }
 
+/// An older hybridgen's journal and roll-back list, which it replayed from inside `--out`.
+const OLD_JOURNALS: [&str; 2] = [".hybridgen-journal", ".hybridgen-rollback"];
+
 /// Whether `--out` holds an older hybridgen's journal or roll-back list (not a directory).
 fn holds_old_journal(root: &OwnedFd) -> bool {
-    [".hybridgen-journal", ".hybridgen-rollback"]
-        .iter()
-        .any(|name| {
-            rustix::fs::statat(root, *name, AtFlags::SYMLINK_NOFOLLOW)
-                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) != FileType::Directory)
-        })
+    OLD_JOURNALS.iter().any(|name| {
+        rustix::fs::statat(root, *name, AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) != FileType::Directory)
+    })
 }
 
 /// Names an older hybridgen left inside `--out`: its journal, its roll-back list, and its staged
 /// and backup files (`.<name>.hybridgen-<pid>.tmp` / `.old`). Not carried into the new set.
 fn is_old_leftover(name: &str) -> bool {
-    if name == ".hybridgen-journal" || name == ".hybridgen-rollback" {
+    if OLD_JOURNALS.contains(&name) {
         return true;
     }
     let Some(rest) = name.strip_prefix('.').and_then(|rest| {
@@ -1119,9 +1109,9 @@ impl Build<'_> {
                 .map_err(|cause| self.failed_at(relative, raw, "cannot carry over", cause));
         }
         let old_child = rustix::fs::openat(old, raw, directory_flags(), Mode::empty())
-            .map_err(|cause| self.failed_at(relative, raw, "cannot open", cause.into()))?;
+            .map_err(|cause| self.failed_at(relative, raw, "cannot open", cause))?;
         let old_mode = rustix::fs::fstat(&old_child)
-            .map_err(|cause| self.failed_at(relative, raw, "cannot read", cause.into()))?
+            .map_err(|cause| self.failed_at(relative, raw, "cannot read", cause))?
             .st_mode;
         let child_path = match path {
             Some(path) => path,
@@ -1140,7 +1130,7 @@ impl Build<'_> {
             &new_child,
             Mode::from_bits_truncate(old_mode & CARRIED_MODE),
         )
-        .map_err(|cause| self.failed_at(relative, raw, "cannot set the mode of", cause.into()))?;
+        .map_err(|cause| self.failed_at(relative, raw, "cannot set the mode of", cause))?;
         if let Some(name) = name {
             made.insert(name.to_string());
         }
@@ -1159,20 +1149,14 @@ impl Build<'_> {
             rustix::fs::mkdirat(parent, name, Mode::from_bits_truncate(mode))?;
             rustix::fs::openat(parent, name, directory_flags(), Mode::empty())
         })
-        .map_err(|cause| {
-            error(
-                &target,
-                "cannot create the directory",
-                io::Error::from(cause),
-            )
-        })
+        .map_err(|cause| error(&target, "cannot create the directory", cause))
     }
 
-    fn failed(&self, relative: &str, what: &str, cause: impl Into<io::Error>) -> WriteError {
-        error(&self.out.join(relative), what, cause.into())
+    fn failed(&self, relative: &str, what: &str, cause: impl Display) -> WriteError {
+        error(&self.out.join(relative), what, cause)
     }
 
-    fn failed_at(&self, relative: &str, raw: &CStr, what: &str, cause: io::Error) -> WriteError {
+    fn failed_at(&self, relative: &str, raw: &CStr, what: &str, cause: impl Display) -> WriteError {
         let path = self
             .out
             .join(relative)
@@ -1223,7 +1207,7 @@ fn swap(
         error(
             out,
             "cannot replace",
-            format!("{}; nothing was changed", io::Error::from(cause)),
+            format!("{cause}; nothing was changed"),
         )
     };
     let Some(old_root) = old_root else {

@@ -105,8 +105,7 @@ fn inline(value: &Value) -> String {
 
 /// A key as written: plain when it is a simple name, quoted otherwise.
 fn key_text(key: &str) -> String {
-    let plain = !key.is_empty()
-        && key.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+    let plain = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && key
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));

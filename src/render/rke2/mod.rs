@@ -50,7 +50,7 @@ impl Room for Standalone {
         let rke2 = rke2_plan(input.plan)?;
         let network = input.network()?;
         let join = join_url(rke2)?;
-        let server_join = server_join_url(rke2)?;
+        let server_join = supervisor_url(rke2.server_join_address.as_ref())?;
         let mut artifacts = vec![Artifact::new(MANIFEST_PATH, helm_chart_config(input.plan)?)];
         for (index, node) in input.plan.nodes.iter().enumerate() {
             let dir = node_dir(node)?;
@@ -94,11 +94,6 @@ pub(crate) fn join_url(rke2: &Rke2Plan) -> Result<String, RenderError> {
     supervisor_url(rke2.join_address.as_ref())
 }
 
-/// `https://<address>:9345`, where the other servers join.
-fn server_join_url(rke2: &Rke2Plan) -> Result<String, RenderError> {
-    supervisor_url(rke2.server_join_address.as_ref())
-}
-
 fn supervisor_url(address: Option<&crate::plan::Parsed<Ipv4Addr>>) -> Result<String, RenderError> {
     match address {
         Some(Ok(address)) => Ok(format!("https://{address}:{SUPERVISOR_PORT}")),
@@ -126,21 +121,16 @@ pub(crate) fn node_address(node: &NodePlan) -> Result<Ipv4Addr, RenderError> {
 /// as the CNI (RKE2's default is canal, which Windows nodes cannot run; Rancher's is calico), the
 /// ranges, the cluster DNS, and the controller manager's flags the plan decides.
 pub(crate) fn cluster_keys(plan: &Plan, network: &Network) -> Map<String, Value> {
-    let mut keys = Map::new();
-    keys.insert("cni".into(), json!("flannel"));
-    keys.insert(
-        "cluster-cidr".into(),
-        json!(network.cluster_cidr.to_string()),
-    );
-    keys.insert(
-        "service-cidr".into(),
-        json!(network.service_cidr.to_string()),
-    );
-    keys.insert(
-        "cluster-dns".into(),
-        json!(network.dns_service_ip.to_string()),
-    );
-    keys.insert("cluster-domain".into(), json!(plan.dns_domain));
+    let mut keys: Map<String, Value> = [
+        ("cni", json!("flannel")),
+        ("cluster-cidr", json!(network.cluster_cidr.to_string())),
+        ("service-cidr", json!(network.service_cidr.to_string())),
+        ("cluster-dns", json!(network.dns_service_ip.to_string())),
+        ("cluster-domain", json!(plan.dns_domain)),
+    ]
+    .into_iter()
+    .map(|(key, value)| (key.to_string(), value))
+    .collect();
     let controller_manager: Vec<String> =
         super::pod_cidrs::controller_manager_args(plan, &network.kubernetes)
             .into_iter()
@@ -197,29 +187,6 @@ pub(crate) fn merge(keys: &mut Map<String, Value>, extra: Map<String, Value>) {
     }
 }
 
-/// The `rke2-flannel` chart values the plan decides: the backend, the VNI and the VXLAN port
-/// under the key the release's chart reads (`vxlanBackendPort` in v0.24.201, `backendPort`
-/// later; rancher/rke2-charts PR #424). Written even where they equal the chart's defaults: the
-/// April and May 2024 charts default the VNI to 1 (rancher/rke2#5952).
-pub(crate) fn flannel_values(plan: &Plan) -> Result<Value, RenderError> {
-    let bundled = rke2_plan(plan)?
-        .release
-        .as_ref()
-        .ok()
-        .and_then(|release| release.flannel())
-        .ok_or_else(|| RenderError("the RKE2 release has no `cni: flannel`".into()))?;
-    let mut flannel = Map::new();
-    flannel.insert("backend".into(), json!(plan.flannel.backend.as_str()));
-    if plan.flannel.backend == Backend::Vxlan {
-        flannel.insert("vni".into(), json!(plan.flannel.vni));
-        flannel.insert(
-            bundled.chart_line().port_key.into(),
-            json!(plan.flannel.port),
-        );
-    }
-    Ok(json!({ "flannel": flannel }))
-}
-
 /// The Linux flanneld's arguments: the chart's own two (Helm replaces a list, so they are
 /// repeated: rancher/rke2-charts `charts/rke2-flannel/*/values.yaml` `flannel.args`) and
 /// `--iface-regex` on the planned Linux addresses, so that each node announces the interface that
@@ -242,14 +209,30 @@ fn linux_flanneld_args(plan: &Plan) -> Vec<String> {
     args
 }
 
-/// The chart values with the Linux flanneld's arguments, for the standalone HelmChartConfig and
-/// Rancher's `chartValues` alike (Rancher writes them into the same HelmChartConfig).
+/// The `rke2-flannel` chart values the plan decides: the backend, the VNI and the VXLAN port
+/// under the key the release's chart reads (`vxlanBackendPort` in v0.24.201, `backendPort`
+/// later; rancher/rke2-charts PR #424), and the Linux flanneld's arguments. Written even where
+/// they equal the chart's defaults: the April and May 2024 charts default the VNI to 1
+/// (rancher/rke2#5952). For the standalone HelmChartConfig and Rancher's `chartValues` alike
+/// (Rancher writes them into the same HelmChartConfig).
 pub(crate) fn flannel_values_with_args(plan: &Plan) -> Result<Value, RenderError> {
-    let mut values = flannel_values(plan)?;
-    if let Some(flannel) = values.get_mut("flannel").and_then(Value::as_object_mut) {
-        flannel.insert("args".into(), json!(linux_flanneld_args(plan)));
+    let bundled = rke2_plan(plan)?
+        .release
+        .as_ref()
+        .ok()
+        .and_then(|release| release.flannel())
+        .ok_or_else(|| RenderError("the RKE2 release has no `cni: flannel`".into()))?;
+    let mut flannel = Map::new();
+    flannel.insert("backend".into(), json!(plan.flannel.backend.as_str()));
+    if plan.flannel.backend == Backend::Vxlan {
+        flannel.insert("vni".into(), json!(plan.flannel.vni));
+        flannel.insert(
+            bundled.chart_line().port_key.into(),
+            json!(plan.flannel.port),
+        );
     }
-    Ok(values)
+    flannel.insert("args".into(), json!(linux_flanneld_args(plan)));
+    Ok(json!({ "flannel": flannel }))
 }
 
 fn helm_chart_config(plan: &Plan) -> Result<String, RenderError> {

@@ -8,17 +8,7 @@ use std::collections::btree_map::Entry;
 /// A Terraform resource name for a node: `pods_` and the node name with every character other
 /// than a letter, digit or `_` written as `_` (Terraform's convention; `-` would be allowed).
 pub(super) fn terraform_name(node: &str) -> String {
-    let node: String = node
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("pods_{node}")
+    crate::render::terraform::identifier(&format!("pods_{}", node.replace('-', "_")))
 }
 
 /// Inserts a resource under a name no other node took.

@@ -21,8 +21,8 @@
 use super::{
     cluster_keys, every_node_keys, extra_keys, flannel_values_with_args, merge, rke2_plan,
 };
-use crate::plan::Plan;
 use crate::plan::rke2::RancherPlan;
+use crate::plan::{NodePlan, Plan};
 use crate::render::script::{Script, path_segment, powershell_quote, script_value, shell_quote};
 use crate::render::terraform::{self, Expression};
 use crate::render::{Artifact, ControllerManager, Input, RenderError, Room, yaml};
@@ -54,11 +54,7 @@ impl Room for Rancher {
     fn paths(&self, input: &Input) -> Result<Vec<String>, RenderError> {
         let mut paths = vec![CLUSTER_PATH.to_string(), TERRAFORM_PATH.to_string()];
         for node in &input.plan.nodes {
-            paths.push(format!(
-                "rancher/{}/{}",
-                path_segment(&node.name)?,
-                script_name(node.os)
-            ));
+            paths.push(script_path(node)?);
         }
         Ok(paths)
     }
@@ -71,13 +67,8 @@ impl Room for Rancher {
             Artifact::new(TERRAFORM_PATH, terraform(input, rancher, &cluster)?),
         ];
         for (index, node) in input.plan.nodes.iter().enumerate() {
-            let path = format!(
-                "rancher/{}/{}",
-                path_segment(&node.name)?,
-                script_name(node.os)
-            );
             artifacts.push(Artifact::new(
-                path,
+                script_path(node)?,
                 registration_script(input, rancher, index)?,
             ));
         }
@@ -92,6 +83,7 @@ impl Room for Rancher {
     }
 }
 
+/// `rancher/<node>/register.sh`, or `register.ps1` on Windows.
 fn rancher_plan(plan: &Plan) -> Result<&RancherPlan, RenderError> {
     rke2_plan(plan)?
         .rancher
@@ -99,11 +91,12 @@ fn rancher_plan(plan: &Plan) -> Result<&RancherPlan, RenderError> {
         .ok_or_else(|| RenderError("the plan has no Rancher part".into()))
 }
 
-fn script_name(os: Os) -> &'static str {
-    match os {
+fn script_path(node: &NodePlan) -> Result<String, RenderError> {
+    let name = match node.os {
         Os::Linux => "register.sh",
         Os::Windows => "register.ps1",
-    }
+    };
+    Ok(format!("rancher/{}/{name}", path_segment(&node.name)?))
 }
 
 /// Rancher keeps only string, boolean and list values of a node's configuration
@@ -286,7 +279,7 @@ fn terraform(
 /// The Linux installer's flags for a node, after Rancher's own (rancher/system-agent
 /// `install.sh`: `--etcd`, `--controlplane`, `--worker`, `--node-name`, `--internal-address`;
 /// `-a` is `--all-roles`, so the long forms are written).
-fn linux_flags(node: &crate::plan::NodePlan) -> Result<Vec<String>, RenderError> {
+fn linux_flags(node: &NodePlan) -> Result<Vec<String>, RenderError> {
     let mut flags: Vec<String> = [
         (Role::Etcd, "--etcd"),
         (Role::Controlplane, "--controlplane"),
@@ -306,7 +299,7 @@ fn linux_flags(node: &crate::plan::NodePlan) -> Result<Vec<String>, RenderError>
 
 /// The Windows installer's parameters after Rancher's command, which has `-Worker` already
 /// (rancher/wins `install.ps1`: `-NodeName`, `-InternalAddress`).
-fn windows_flags(node: &crate::plan::NodePlan) -> Result<Vec<String>, RenderError> {
+fn windows_flags(node: &NodePlan) -> Result<Vec<String>, RenderError> {
     Ok(vec![
         format!(
             "-NodeName {}",
@@ -340,12 +333,10 @@ fn linux_script(name: &str, url: &str, flags: &[String]) -> String {
     script.comment("The registration token is read when it runs, never written here: copy it from");
     script
         .comment("the cluster's Registration tab, or `terraform output -raw` of the cluster, then");
-    script.comment(&format!(
-        "  CATTLE_TOKEN=<token> bash rancher/{name}/register.sh"
-    ));
-    script.comment(
+    script.comments(&[
+        &format!("  CATTLE_TOKEN=<token> bash rancher/{name}/register.sh"),
         "(and CATTLE_CA_CHECKSUM=<sha256> when Rancher's certificate is from a private CA).",
-    );
+    ]);
     script.line("set -euo pipefail");
     script.blank();
     script.line(": \"${CATTLE_TOKEN:?set CATTLE_TOKEN to the registration token of the cluster, see docs/rke2.md}\"");
