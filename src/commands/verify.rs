@@ -159,16 +159,9 @@ fn rendered_routes(out: &Path) -> Result<RenderedRoutes, String> {
             )
         })?;
     let record = LiveRecord::parse(&String::from_utf8_lossy(&bytes), &manifest_name)?;
-    Ok(match record {
-        Some(record) => RenderedRoutes {
-            out: shown,
-            source: Some(record.source.describe()),
-            subnets: record.nodes,
-        },
-        None => RenderedRoutes {
-            out: shown,
-            source: None,
-            subnets: Default::default(),
-        },
+    Ok(RenderedRoutes {
+        out: shown,
+        source: record.as_ref().map(|record| record.source.describe()),
+        subnets: record.map(|record| record.nodes).unwrap_or_default(),
     })
 }

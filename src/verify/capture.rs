@@ -7,7 +7,7 @@
 
 use super::Capture;
 use super::prune;
-use crate::diagnostic::{Diagnostic, Location, value};
+use crate::diagnostic::{Diagnostic, Location};
 use crate::live::Object;
 use crate::load::{self, CAPTURE, LoadedFile};
 use crate::rules::live::CAPTURE_UNREADABLE;
@@ -253,32 +253,18 @@ fn collect(path: &Path, given: bool, files: &mut Vec<Found>) -> Result<(), Strin
 /// Reads every input. `captures` are the commands that capture each kind properly, for the help.
 pub fn read(inputs: Vec<Input>, captures: &[Capture]) -> Captured {
     let mut captured = Captured::default();
-    for file in inputs.into_iter().map(|input| read_file(input, captures)) {
-        if file.empty {
-            captured
-                .empty
-                .push(file.read.file.source.name().to_string());
-        }
-        captured.objects.extend(file.objects);
-        captured.files.push(file.read);
+    for input in inputs {
+        read_file(input, captures, &mut captured);
     }
     captured
 }
 
-/// What one capture held.
-struct FileRead {
-    read: CaptureFile,
-    objects: Vec<Object>,
-    /// Empty: an object the cluster does not have.
-    empty: bool,
-}
-
-fn read_file(input: Input, captures: &[Capture]) -> FileRead {
+/// Adds one capture, its objects, and its name when it is empty (an object the cluster does not
+/// have).
+fn read_file(input: Input, captures: &[Capture], captured: &mut Captured) {
     let (source, decoded) = load::decode_within(&input.name, input.bytes, &CAPTURE);
     let mut findings = Vec::new();
-    let mut objects_read = Vec::new();
     let mut spans = None;
-    let mut empty = false;
     if let Err(error) = decoded {
         findings.push(unreadable(
             Location::Bytes(error.span),
@@ -297,7 +283,7 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
                 .label("empty")
                 .help(format!("capture it again with `{}`", capture.saved_to("."))),
             ),
-            None => empty = true,
+            None => captured.empty.push(input.name),
         }
     } else {
         match parse(&source) {
@@ -307,7 +293,7 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
                     &input.name,
                     value,
                     captures,
-                    &mut objects_read,
+                    &mut captured.objects,
                     &mut findings,
                 );
             }
@@ -329,14 +315,10 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
     if secret {
         file.inline_secrets = std::iter::once(0..file.source.text().len()).collect();
     }
-    FileRead {
-        read: CaptureFile {
-            file,
-            diagnostics: findings,
-        },
-        objects: objects_read,
-        empty,
-    }
+    captured.files.push(CaptureFile {
+        file,
+        diagnostics: findings,
+    });
 }
 
 /// The capture an input is known to hold, when a cluster always has its objects (nodes,
@@ -564,7 +546,7 @@ fn objects(
         .map(str::to_string);
     let Some(kind) = kind.filter(|_| value.get("apiVersion").is_some()) else {
         findings.push(unreadable(
-            value_location(""),
+            Location::Value(String::new()),
             "the file holds no Kubernetes object (no `apiVersion` and `kind`)".into(),
             guess_resource(&value.to_string()),
             captures,
@@ -582,7 +564,7 @@ fn objects(
     };
     let Some(Value::Array(items)) = list.remove("items") else {
         findings.push(unreadable(
-            value_location(""),
+            Location::Value(String::new()),
             format!("the `{kind}` has no `items` list"),
             item_kind,
             captures,
@@ -629,7 +611,7 @@ fn objects(
     }
     if nameless > NAMELESS_SHOWN {
         findings.push(unreadable(
-            value_location("/items"),
+            Location::Value("/items".into()),
             format!(
                 "{} more items have no `kind` or no `metadata.name` ({nameless} in all; the first {NAMELESS_SHOWN} are shown)",
                 nameless - NAMELESS_SHOWN
@@ -652,16 +634,12 @@ fn unread_kind(kind: &str, pointer: &str, count: usize) -> Diagnostic {
     };
     Diagnostic::new(
         &CAPTURE_UNREADABLE,
-        value_location(pointer),
+        Location::Value(pointer.to_string()),
         format!("`verify` does not compare `{kind}` objects with the plan: {objects} left out"),
     )
     .label(format!("a {kind}"))
     .help("`verify` reads Nodes, ConfigMaps, DaemonSets and Pods; `hybridgen verify SPEC --print-capture` prints the commands that capture them")
     .warning()
-}
-
-fn value_location(pointer: &str) -> Location {
-    value(pointer.to_string())
 }
 
 /// One object, kept when `verify` reads its kind. An object of another kind is a warning: it is
@@ -687,7 +665,7 @@ fn object(
         .map(str::to_string);
     let (Some(kind), Some(name)) = (kind, name) else {
         findings.push(unreadable(
-            value_location(&pointer),
+            Location::Value(pointer.clone()),
             "an item with no `kind` or no `metadata.name`, which every Kubernetes object has"
                 .into(),
             default_kind.unwrap_or_default(),

@@ -54,38 +54,25 @@ pub fn captures(plan: &Plan) -> Vec<Capture> {
     match plan.distribution.live_configuration {
         LiveConfiguration::KubeadmConfigMaps => {
             let kubelet = kubelet_config_name(plan);
-            captures.extend([
-                capture(
-                    "kubeadm-config.json",
-                    &["-n", "kube-system", "get", "configmap", "kubeadm-config"],
-                    true,
-                ),
-                capture(
-                    "kube-proxy.json",
-                    &["-n", "kube-system", "get", "configmap", "kube-proxy"],
-                    true,
-                ),
-                capture(
-                    "kubelet-config.json",
-                    &["-n", "kube-system", "get", "configmap", &kubelet],
-                    true,
-                ),
-            ]);
+            for (file, name) in [
+                ("kubeadm-config.json", "kubeadm-config"),
+                ("kube-proxy.json", "kube-proxy"),
+                ("kubelet-config.json", kubelet.as_str()),
+            ] {
+                let args = ["-n", "kube-system", "get", "configmap", name];
+                captures.push(capture(file, &args, true));
+            }
         }
         // RKE2 deploys its CNI as a HelmChart and takes its values from a HelmChartConfig
         // (docs.rke2.io "Helm Integration"); the kinds exist on every RKE2 cluster.
-        LiveConfiguration::HelmCharts => captures.extend([
-            capture(
-                "helmcharts.json",
-                &["-n", "kube-system", "get", "helmcharts"],
-                false,
-            ),
-            capture(
-                "helmchartconfigs.json",
-                &["-n", "kube-system", "get", "helmchartconfigs"],
-                false,
-            ),
-        ]),
+        LiveConfiguration::HelmCharts => {
+            for (file, kind) in [
+                ("helmcharts.json", "helmcharts"),
+                ("helmchartconfigs.json", "helmchartconfigs"),
+            ] {
+                captures.push(capture(file, &["-n", "kube-system", "get", kind], false));
+            }
+        }
         LiveConfiguration::None => {}
     }
     captures.extend([
@@ -315,11 +302,7 @@ fn read_capped(stream: impl std::io::Read, limit: u64) -> Option<Vec<u8>> {
     if total as u64 > limit {
         return None;
     }
-    let mut bytes = Vec::with_capacity(total);
-    for chunk in chunks {
-        bytes.extend_from_slice(&chunk);
-    }
-    Some(bytes)
+    Some(chunks.concat())
 }
 
 /// The last `limit` bytes of a stream read to its end: kubectl says what went wrong on its last

@@ -277,21 +277,20 @@ fn nodes_found(plan: &Plan, observed: &Observed) -> String {
     let found = observed.matching.live_of.iter().flatten().count();
     let planned = plan.nodes.len();
     let live = observed.cluster.nodes.len();
-    let planned_nodes = if planned == 1 {
-        "planned node"
+    let among = if observed.cluster.all_nodes {
+        format!("the cluster's {live}")
     } else {
-        "planned nodes"
+        format!("{live} captured Node object{}", plural(live))
     };
-    if observed.cluster.all_nodes {
-        format!("{found} of {planned} {planned_nodes} found among the cluster's {live}")
-    } else {
-        let objects = if live == 1 {
-            "Node object"
-        } else {
-            "Node objects"
-        };
-        format!("{found} of {planned} {planned_nodes} found among {live} captured {objects}")
-    }
+    format!(
+        "{found} of {planned} planned node{} found among {among}",
+        plural(planned)
+    )
+}
+
+/// The ending of a noun counted `n` times.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// Whether a ConfigMap's configuration was read, or why it could not be.
@@ -302,7 +301,7 @@ fn configuration<T>(read: &Option<Result<T, Live<String>>>) -> Option<Result<(),
 impl Comparison {
     /// For the human report: what was read and compared, and what was not.
     pub fn coverage_text(&self, spec: &str, captured: &capture::Captured) -> String {
-        let counted = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let counted = |n: usize, what: &str| format!("{n} {what}{}", plural(n));
         let compared = if self.compared.is_empty() {
             "nothing".to_string()
         } else {
