@@ -446,12 +446,12 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
             .notes
             .push("no Node was captured: nodes are not compared".into());
     }
-    if !objects.iter().any(|o| o.kind == "DaemonSet") {
+    if cluster.daemonsets.is_empty() {
         cluster
             .notes
             .push("no DaemonSet was captured: their placement is not compared".into());
     }
-    if !objects.iter().any(|o| o.kind == "Pod") {
+    if !cluster.captured_pods {
         cluster.notes.push(
             "no Pod was captured: pod addresses are not compared with their nodes' subnets".into(),
         );
@@ -634,8 +634,12 @@ fn internal_ip(node: &Object, problems: &mut Vec<Unreadable>) -> Option<Live<Str
     })
 }
 
+/// A text field, empty when absent or not text.
+fn field(value: &Value, pointer: &str) -> String {
+    text(value, pointer).unwrap_or_default().to_string()
+}
+
 fn read_taints(node: &Value) -> Vec<Taint> {
-    let field = |taint: &Value, name: &str| text(taint, name).unwrap_or_default().to_string();
     node.at("/spec/taints")
         .and_then(Value::as_array)
         .into_iter()
@@ -651,8 +655,6 @@ fn read_taints(node: &Value) -> Vec<Taint> {
 }
 
 fn read_tolerations(pod: &Value) -> Vec<Toleration> {
-    let field =
-        |toleration: &Value, name: &str| text(toleration, name).unwrap_or_default().to_string();
     pod.get("tolerations")
         .and_then(Value::as_array)
         .into_iter()
