@@ -12,8 +12,9 @@ use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, Write};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum RenderFormat {
+    #[default]
     Human,
     Json,
 }
@@ -45,6 +46,7 @@ struct Document<'a> {
     files: &'a [FileEntry],
 }
 
+#[derive(Default)]
 pub struct Reporter {
     format: RenderFormat,
     quiet: bool,
@@ -75,12 +77,7 @@ impl Reporter {
             color,
             check,
             out,
-            findings: Vec::new(),
-            notes: Vec::new(),
-            errors: Vec::new(),
-            files: Vec::new(),
-            text: String::new(),
-            hints: String::new(),
+            ..Default::default()
         }
     }
 

@@ -52,8 +52,9 @@ pub enum Format {
     Markdown,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
+    #[default]
     Auto,
     Always,
     Never,

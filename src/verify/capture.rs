@@ -32,36 +32,20 @@ pub struct Captured {
     pub empty: Vec<String>,
 }
 
-impl Captured {
-    /// Adds findings about values inside captures (of the wrong type or shape) to
-    /// the capture each names.
-    pub fn add_findings(&mut self, findings: Vec<(String, Diagnostic)>) {
-        for (file, finding) in findings {
-            if let Some(capture) = self
-                .files
-                .iter_mut()
-                .find(|capture| capture.file.source.name() == file)
-            {
-                capture.diagnostics.push(finding);
-            }
-        }
-    }
-}
-
 /// One capture as read, with its own findings (HG509).
 pub struct CaptureFile {
     pub file: LoadedFile,
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// The kinds `verify` reads.
-const KINDS: [&str; 6] = [
-    "Node",
-    "ConfigMap",
-    "DaemonSet",
-    "Pod",
-    "HelmChart",
-    "HelmChartConfig",
+/// The kinds `verify` reads, each with the resource its capture command names.
+const KINDS: [(&str, &str); 6] = [
+    ("Node", "nodes"),
+    ("ConfigMap", "configmap"),
+    ("DaemonSet", "daemonsets"),
+    ("Pod", "pods"),
+    ("HelmChart", "helmcharts"),
+    ("HelmChartConfig", "helmchartconfigs"),
 ];
 
 /// What one capture file, and all of them together, may hold. Checked with `stat` before a byte
@@ -459,9 +443,9 @@ fn human_output(text: &str) -> Option<(&'static str, &'static str)> {
 fn guess_resource(text: &str) -> &'static str {
     let head: String = text.chars().take(4096).collect();
     if let Some(kind) = first_kind(&head) {
-        if let Some(known) = KINDS
+        if let Some((known, _)) = KINDS
             .iter()
-            .find(|known| kind.trim_end_matches("List") == **known)
+            .find(|(known, _)| kind.trim_end_matches("List") == *known)
         {
             return known;
         }
@@ -519,16 +503,9 @@ fn unreadable(
 
 /// Whether a capture command reads objects of `kind`.
 fn capture_reads(capture: &Capture, kind: &str) -> bool {
-    let resource = match kind {
-        "Node" => "nodes",
-        "ConfigMap" => "configmap",
-        "DaemonSet" => "daemonsets",
-        "Pod" => "pods",
-        "HelmChart" => "helmcharts",
-        "HelmChartConfig" => "helmchartconfigs",
-        _ => return false,
-    };
-    capture.args.iter().any(|arg| arg == resource)
+    KINDS
+        .iter()
+        .any(|(known, resource)| *known == kind && capture.args.iter().any(|arg| arg == resource))
 }
 
 /// The objects of a parsed capture: a `List`, a typed list (whose items may lack `kind`, as the
@@ -673,7 +650,7 @@ fn object(
         ));
         return None;
     };
-    if !KINDS.contains(&kind.as_str()) {
+    if !KINDS.iter().any(|(known, _)| *known == kind) {
         // Its `kind:` line, not the whole object: a Deployment is a hundred lines or more.
         let at = if value.get("kind").is_some() {
             format!("{pointer}/kind")

@@ -100,12 +100,6 @@ pub fn script(spec_name: &str, plan: &Plan) -> String {
     text
 }
 
-/// What running one capture gave: its output, or why kubectl failed.
-pub struct Ran {
-    pub capture: Capture,
-    pub output: Result<Vec<u8>, String>,
-}
-
 /// How long one kubectl command may run, and how much it may print. A kubectl that hangs (an exec
 /// auth plugin waiting for a browser, a proxy that never answers) or prints without end must
 /// not take hybridgen with it.
@@ -132,25 +126,17 @@ impl Limits {
 /// How much of kubectl's standard error a failure quotes.
 const STDERR_QUOTED_CHARS: usize = 600;
 
-/// Runs the captures through `kubectl` (a path, or the name looked up on `PATH`) and the user's
-/// current context: lazily, one at a time, so that a caller can stop at the first failure instead
-/// of waiting for the rest to fail too. Each runs in a process group of its own, under the
-/// limits; at the time limit the whole group is killed, so that a child kubectl left behind
-/// (holding its output open) ends too.
-pub fn run<'a>(kubectl: &'a Path, plan: &Plan, limits: Limits) -> impl Iterator<Item = Ran> + 'a {
-    captures(plan).into_iter().map(move |capture| {
-        let output = run_one(kubectl, &capture, limits);
-        Ran { capture, output }
-    })
-}
-
 /// Every capture's output, each named by its command, within the run's byte budget; or the first
-/// failure.
+/// failure. The captures run through `kubectl` (a path, or the name looked up on `PATH`) and the
+/// user's current context, one at a time, stopping at the first failure instead of waiting for
+/// the rest to fail too. Each runs in a process group of its own, under the limits; at the time
+/// limit the whole group is killed, so that a child kubectl left behind (holding its output
+/// open) ends too.
 pub fn capture_all(kubectl: &Path, plan: &Plan, limits: Limits) -> Result<Vec<Input>, String> {
     let mut inputs: Vec<Input> = Vec::new();
     let mut total: u64 = 0;
-    for ran in run(kubectl, plan, limits) {
-        let bytes = ran.output?;
+    for capture in captures(plan) {
+        let bytes = run_one(kubectl, &capture, limits)?;
         total = total.saturating_add(bytes.len() as u64);
         if total > BUDGET.total_bytes {
             return Err(format!(
@@ -159,7 +145,7 @@ pub fn capture_all(kubectl: &Path, plan: &Plan, limits: Limits) -> Result<Vec<In
             ));
         }
         inputs.push(Input {
-            name: ran.capture.command_line(),
+            name: capture.command_line(),
             bytes,
         });
     }

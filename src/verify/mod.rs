@@ -78,7 +78,13 @@ pub fn observe(
 pub fn read(inputs: Vec<capture::Input>, plan: &Plan, annotation_prefix: Option<&str>) -> Observed {
     let mut captured = capture::read(inputs, &kubectl::captures(plan));
     let cluster = live::cluster::read(&captured.objects, plan, annotation_prefix);
-    captured.add_findings(cluster.unreadable.iter().map(unreadable_value).collect());
+    for problem in &cluster.unreadable {
+        let named =
+            |capture: &&mut capture::CaptureFile| capture.file.source.name() == problem.file;
+        if let Some(capture) = captured.files.iter_mut().find(named) {
+            capture.diagnostics.push(unreadable_value(problem));
+        }
+    }
     let matching = match_nodes(plan, &cluster);
     Observed {
         captured,
@@ -118,15 +124,14 @@ fn required_kind_missing(kind: &str, command: &str) -> Diagnostic {
 }
 
 /// A captured value of the wrong type or shape, as a finding in its capture.
-fn unreadable_value(problem: &live::Unreadable) -> (String, Diagnostic) {
-    let finding = Diagnostic::new(
+fn unreadable_value(problem: &live::Unreadable) -> Diagnostic {
+    Diagnostic::new(
         &rules::live::CAPTURE_UNREADABLE,
         crate::diagnostic::value(problem.pointer.clone()),
         problem.message.clone(),
     )
     .label("not comparable")
-    .help("capture the object again with `kubectl get ... -o json`; a value of this type is not what the API server returns");
-    (problem.file.clone(), finding)
+    .help("capture the object again with `kubectl get ... -o json`; a value of this type is not what the API server returns")
 }
 
 /// What a comparison found, and what it compared.
