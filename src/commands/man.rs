@@ -65,11 +65,6 @@ fn page_name(command: &clap::Command) -> String {
         .to_string()
 }
 
-/// A page whose footer names hybridgen and its version (clap_mangen names the subcommand).
-fn man(command: clap::Command) -> clap_mangen::Man {
-    clap_mangen::Man::new(command).source(format!("hybridgen {}", env!("CARGO_PKG_VERSION")))
-}
-
 /// Every page into `dir`, each in the file `man` looks it up by (`hybridgen-plan.1`).
 fn write_all(command: &clap::Command, dir: &std::path::Path) -> Outcome {
     let pages = pages(command);
@@ -106,7 +101,9 @@ fn write_all(command: &clap::Command, dir: &std::path::Path) -> Outcome {
 /// A whole page: clap_mangen's sections, then the ones written here, then the version.
 /// `see_also` is every page, the top one first.
 fn render(page: &clap::Command, see_also: &[clap::Command]) -> std::io::Result<Vec<u8>> {
-    let man = man(page.clone());
+    // The footer names hybridgen and its version (clap_mangen names the subcommand).
+    let man = clap_mangen::Man::new(page.clone())
+        .source(format!("hybridgen {}", env!("CARGO_PKG_VERSION")));
     let mut roff = Vec::new();
     man.render_title(&mut roff)?;
     man.render_name_section(&mut roff)?;
@@ -123,14 +120,10 @@ fn render(page: &clap::Command, see_also: &[clap::Command]) -> std::io::Result<V
     Ok(roff)
 }
 
-/// The subcommand a page is for (`None`: the top page).
-fn subcommand(page: &clap::Command) -> Option<&str> {
-    Some(page.get_name()).filter(|name| *name != "hybridgen")
-}
-
 /// EXAMPLES, EXIT STATUS, ENVIRONMENT, FILES and SEE ALSO of a page.
 fn sections(page: &clap::Command, see_also: &[clap::Command]) -> String {
-    let name = subcommand(page);
+    // The subcommand the page is for (`None`: the top page).
+    let name = Some(page.get_name()).filter(|name| *name != "hybridgen");
     // Names and options are not hyphenated, and text is not stretched to the right margin.
     let mut out = String::from(".nh\n.ad l\n");
     let (note, lines) = examples(page, name);

@@ -537,22 +537,16 @@ fn read_node(node: &Object, prefix: &str, problems: &mut Vec<Unreadable>) -> Liv
             );
             continue;
         };
+        let source = node.source(&format!("metadata.annotations[{key}]"));
         if let Some(name) = flannel_name {
-            flannel.insert(
-                name.to_string(),
-                Live {
-                    value: text.to_string(),
-                    source: node.source(&format!("metadata.annotations[{key}]")),
-                },
-            );
+            let value = text.to_string();
+            let source = source.clone();
+            flannel.insert(name.to_string(), Live { value, source });
         }
         if node_args_key {
             match serde_json::from_str::<Vec<String>>(text) {
-                Ok(args) => {
-                    node_args = Some(Live {
-                        value: args,
-                        source: node.source(&format!("metadata.annotations[{key}]")),
-                    });
+                Ok(value) => {
+                    node_args = Some(Live { value, source });
                     node_args_rke2 = key.starts_with("rke2");
                 }
                 Err(_) => unreadable(problems, node, &pointer, value, "a JSON list of flags"),

@@ -79,7 +79,6 @@ pub fn bytes_text(bytes: u64) -> String {
 /// symlink inside a directory, or files beyond the budget are usage errors: each is refused with
 /// the reason before anything is read.
 pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
-    let budget = BUDGET;
     let mut files = Vec::new();
     for path in paths {
         collect(path, true, &mut files)?;
@@ -91,29 +90,29 @@ pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
     });
     let mut total: u64 = 0;
     for Found { path, size, .. } in &files {
-        if *size > budget.file_bytes {
+        if *size > BUDGET.file_bytes {
             return Err(format!(
                 "`{}` holds {}, more than the {} a capture file may hold",
                 crate::escape::inline(&path.display().to_string()),
                 bytes_text(*size),
-                bytes_text(budget.file_bytes)
+                bytes_text(BUDGET.file_bytes)
             ));
         }
         total = total.saturating_add(*size);
     }
-    if total > budget.total_bytes {
+    if total > BUDGET.total_bytes {
         return Err(format!(
             "the {} capture files hold {}, more than the {} `verify` reads in one run",
             files.len(),
             bytes_text(total),
-            bytes_text(budget.total_bytes)
+            bytes_text(BUDGET.total_bytes)
         ));
     }
     files
         .into_iter()
         .map(|found| {
             let name = found.path.display().to_string();
-            read_regular(&found.path, found.given, budget.file_bytes)
+            read_regular(&found.path, found.given, BUDGET.file_bytes)
                 .map(|bytes| Input {
                     name: name.clone(),
                     bytes,
@@ -281,7 +280,9 @@ fn read_file(input: Input, captures: &[Capture], captured: &mut Captured) {
                     &mut findings,
                 );
             }
-            Err(finding) => findings.push(finding(captures)),
+            Err((location, message, hint)) => {
+                findings.push(unreadable(location, message, hint, captures));
+            }
         }
     }
     // Only a capture's own findings (HG509) show its text: without any, it is let go at once,
@@ -343,11 +344,11 @@ fn holds_secret(text: &str) -> bool {
     })
 }
 
-/// A finding about a capture, made once the capture commands are known.
-type Deferred = Box<dyn FnOnce(&[Capture]) -> Diagnostic>;
+/// Why a file is not a capture: where, what, and the resource it seems to hold.
+type NotACapture = (Location, String, &'static str);
 
 /// The file's value, and its span index when it was YAML; or why it is not a capture.
-fn parse(source: &SourceFile) -> Result<(Value, Option<load::SpanIndex>), Deferred> {
+fn parse(source: &SourceFile) -> Result<(Value, Option<load::SpanIndex>), NotACapture> {
     let text = source.text().trim_start_matches('\u{feff}');
     let start = source.text().len() - text.len();
     let trimmed = text.trim_start();
@@ -372,35 +373,19 @@ fn parse(source: &SourceFile) -> Result<(Value, Option<load::SpanIndex>), Deferr
                         format!("the file is not JSON: {said}"),
                     )
                 };
-                let hint = guess_resource(text);
-                Box::new(move |captures: &[Capture]| {
-                    unreadable(Location::Bytes(at..at), message, hint, captures)
-                }) as Deferred
+                (Location::Bytes(at..at), message, guess_resource(text))
             });
     }
     if let Some((what, hint)) = human_output(trimmed) {
         let span = offset..offset + trimmed.lines().next().map_or(0, str::len);
-        return Err(Box::new(move |captures: &[Capture]| {
-            unreadable(
-                Location::Bytes(span),
-                format!("this is {what}, which is for people, not a machine format"),
-                hint,
-                captures,
-            )
-        }));
+        let message = format!("this is {what}, which is for people, not a machine format");
+        return Err((Location::Bytes(span), message, hint));
     }
     load::load_within(source, &CAPTURE)
         .map(|document| (document.value, Some(document.spans)))
         .map_err(|error| {
-            let hint = guess_resource(text);
-            Box::new(move |captures: &[Capture]| {
-                unreadable(
-                    Location::Bytes(error.span),
-                    format!("the file is not YAML kubectl wrote: {}", error.message),
-                    hint,
-                    captures,
-                )
-            }) as Deferred
+            let message = format!("the file is not YAML kubectl wrote: {}", error.message);
+            (Location::Bytes(error.span), message, guess_resource(text))
         })
 }
 
