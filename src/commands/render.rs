@@ -505,20 +505,18 @@ fn terminal_text(text: &str) -> String {
 
 fn written_text(out: &Path, rendered: usize, written: &Written) -> String {
     let mut text = String::new();
-    for path in &written.changed {
-        text.push_str(&format!("wrote {}\n", out.join(path).display()));
-    }
-    for path in &written.removed {
-        text.push_str(&format!(
-            "removed {} (no longer rendered)\n",
-            out.join(path).display()
-        ));
-    }
-    for path in &written.kept {
-        text.push_str(&format!(
-            "kept {} (no longer rendered, but not as hybridgen wrote it: remove it yourself)\n",
-            out.join(path).display()
-        ));
+    for (paths, done, why) in [
+        (&written.changed, "wrote", ""),
+        (&written.removed, "removed", " (no longer rendered)"),
+        (
+            &written.kept,
+            "kept",
+            " (no longer rendered, but not as hybridgen wrote it: remove it yourself)",
+        ),
+    ] {
+        for path in paths {
+            text.push_str(&format!("{done} {}{why}\n", out.join(path).display()));
+        }
     }
     text.push_str(&format!(
         "{rendered} artifacts in {}: {} written, {} unchanged",

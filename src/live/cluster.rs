@@ -388,10 +388,9 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
     );
     // What is missing is said only where the distribution keeps it.
     let configuration = plan.distribution.live_configuration;
-    let mut notes = std::mem::take(&mut cluster.notes);
     let mut kubeadm_note = |found: Option<&Object>, what: &str, consequence: &str| {
         if configuration == LiveConfiguration::KubeadmConfigMaps {
-            note(&mut notes, found, what, consequence);
+            note(&mut cluster.notes, found, what, consequence);
         }
     };
     let kubeadm = config_map("kubeadm-config", &["kube-system"]);
@@ -421,15 +420,14 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
     );
     if configuration == LiveConfiguration::HelmCharts {
         if cluster.helm_charts.is_empty() {
-            notes.push(
+            cluster.notes.push(
                 "no HelmChart was captured: RKE2's CNI is read from the server's `node-args`"
                     .into(),
             );
         } else if cluster.rke2_flannel_values.is_none() {
-            notes.push("no HelmChartConfig rke2-flannel was captured: the rke2-flannel chart runs with the defaults of the cluster's release".into());
+            cluster.notes.push("no HelmChartConfig rke2-flannel was captured: the rke2-flannel chart runs with the defaults of the cluster's release".into());
         }
     }
-    cluster.notes = notes;
     cluster.daemonsets = objects
         .iter()
         .filter(|o| o.kind == "DaemonSet")

@@ -272,7 +272,6 @@ fn read_capped(stream: impl std::io::Read, limit: u64) -> Option<Vec<u8>> {
     const CHUNK: usize = 1 << 20;
     let mut stream = stream.take(limit + 1);
     let mut chunks: Vec<Vec<u8>> = Vec::new();
-    let mut total = 0usize;
     loop {
         let mut chunk = Vec::with_capacity(CHUNK);
         let read = (&mut stream)
@@ -282,13 +281,10 @@ fn read_capped(stream: impl std::io::Read, limit: u64) -> Option<Vec<u8>> {
         if read == 0 {
             break;
         }
-        total += read;
         chunks.push(chunk);
     }
-    if total as u64 > limit {
-        return None;
-    }
-    Some(chunks.concat())
+    let total: usize = chunks.iter().map(Vec::len).sum();
+    (total as u64 <= limit).then(|| chunks.concat())
 }
 
 /// The last `limit` bytes of a stream read to its end: kubectl says what went wrong on its last
