@@ -43,7 +43,7 @@ pub(crate) fn run(
     let (old_name, change) = match live_source(from) {
         Some(source) => {
             let Some((spec, plan)) = new.spec.as_ref().zip(new.plan.as_ref()) else {
-                return findings_only(&new, overrides.apply(new.diagnostics.clone()), report_args);
+                return findings_only(&new, &overrides.apply(new.diagnostics.clone()), report_args);
             };
             let label = match &source {
                 LiveSource::Kubectl(_) => "the cluster (kubectl, current context)".to_string(),
@@ -75,7 +75,7 @@ pub(crate) fn run(
                 return Outcome::Unusable;
             }
             let Some(change) = pipeline::change(&old, &new, &paths) else {
-                return findings_only(&new, overrides.apply(new.diagnostics.clone()), report_args);
+                return findings_only(&new, &overrides.apply(new.diagnostics.clone()), report_args);
             };
             (old_name, change)
         }
@@ -96,11 +96,7 @@ pub(crate) fn run(
         }
         Format::Markdown => report::markdown::change_plan(&change, &file_report, &old_name, &name),
         Format::Json => report::json::change_plan(&change, &file_report, &old_name, &name),
-        Format::Sarif | Format::Github => formatted(
-            std::slice::from_ref(&file_report),
-            report_args.format,
-            human_style(report_args.color, true),
-        ),
+        Format::Sarif | Format::Github => return findings_only(&new, &diagnostics, report_args),
     };
     emit(&text, outcome_of(std::slice::from_ref(&file_report), false))
 }
@@ -168,13 +164,14 @@ fn from_cluster(
     Ok(change)
 }
 
-/// A new spec that did not plan: its findings, as `plan` prints them.
+/// The findings alone, as `plan` prints them: a new spec that did not plan, or a format with no
+/// change plan.
 fn findings_only(
     new: &Checked,
-    diagnostics: Vec<crate::diagnostic::Diagnostic>,
+    diagnostics: &[crate::diagnostic::Diagnostic],
     report_args: &ReportArgs,
 ) -> Outcome {
-    let file_report = new.report(&diagnostics);
+    let file_report = new.report(diagnostics);
     let reports = std::slice::from_ref(&file_report);
     let text = formatted(
         reports,

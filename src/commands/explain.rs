@@ -24,15 +24,21 @@ pub struct ExplainArgs {
 
 pub fn run(args: ExplainArgs) -> Outcome {
     if args.all {
-        let mut text = String::from("# hybridgen rules\n\n");
-        for rule in rules::all() {
-            text.push_str(&rule.explain_markdown());
-            text.push('\n');
-        }
-        return emit(&text, Outcome::Clean);
+        let rules: String = rules::all()
+            .iter()
+            .map(|rule| rule.explain_markdown() + "\n")
+            .collect();
+        return emit(&format!("# hybridgen rules\n\n{rules}"), Outcome::Clean);
     }
     if args.list {
-        return emit(&list_text(), Outcome::Clean);
+        let list: String = rules::all()
+            .iter()
+            .map(|rule| {
+                let severity = rule.severity.as_str();
+                format!("{}  {severity:<7}  {}\n", rule.code, rule.name)
+            })
+            .collect();
+        return emit(&list, Outcome::Clean);
     }
     match args.code.as_deref().and_then(rules::find) {
         Some(rule) => emit(&rule.explain_markdown(), Outcome::Clean),
@@ -44,18 +50,4 @@ pub fn run(args: ExplainArgs) -> Outcome {
             Outcome::Unusable
         }
     }
-}
-
-fn list_text() -> String {
-    rules::all()
-        .iter()
-        .map(|rule| {
-            format!(
-                "{}  {:<7}  {}\n",
-                rule.code,
-                rule.severity.as_str(),
-                rule.name
-            )
-        })
-        .collect()
 }

@@ -94,15 +94,13 @@ pub fn run(args: InitArgs) -> Outcome {
     let mut created = String::new();
     if let Some(parent) = path
         .parent()
-        .filter(|parent| !parent.as_os_str().is_empty())
+        .filter(|parent| !parent.as_os_str().is_empty() && !parent.exists())
     {
-        if !parent.exists() {
-            if let Err(error) = std::fs::create_dir_all(parent) {
-                complain(&format!("cannot create `{}`: {error}", parent.display()));
-                return Outcome::Unusable;
-            }
-            created = format!("created {}\n", parent.display());
+        if let Err(error) = std::fs::create_dir_all(parent) {
+            complain(&format!("cannot create `{}`: {error}", parent.display()));
+            return Outcome::Unusable;
         }
+        created = format!("created {}\n", parent.display());
     }
     match write_new(path, &starter) {
         Ok(()) => {}

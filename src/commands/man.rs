@@ -32,7 +32,7 @@ pub fn run(args: ManArgs, command: clap::Command) -> Outcome {
         Some(name) => match command.find_subcommand(name) {
             Some(subcommand) => subcommand.clone(),
             None => {
-                let pages: Vec<String> = pages(&command).iter().map(page_name).collect();
+                let pages: Vec<String> = see_also.iter().map(page_name).collect();
                 complain(&format!(
                     "no subcommand `{name}`; the pages are {}",
                     pages.join(", ")
@@ -65,36 +65,29 @@ fn page_name(command: &clap::Command) -> String {
         .to_string()
 }
 
-/// A page whose footer names hybridgen and its version (clap_mangen names the subcommand).
-fn man(command: clap::Command) -> clap_mangen::Man {
-    clap_mangen::Man::new(command).source(format!("hybridgen {}", env!("CARGO_PKG_VERSION")))
-}
-
 /// Every page into `dir`, each in the file `man` looks it up by (`hybridgen-plan.1`).
 fn write_all(command: &clap::Command, dir: &std::path::Path) -> Outcome {
     let pages = pages(command);
+    let files: Vec<String> = pages
+        .iter()
+        .map(|page| format!("{}.1", page_name(page)))
+        .collect();
     let written = std::fs::create_dir_all(dir).and_then(|()| {
-        pages.iter().try_for_each(|page| {
-            let roff = render(page, &pages)?;
-            std::fs::write(dir.join(format!("{}.1", page_name(page))), roff)
-        })
+        pages
+            .iter()
+            .zip(&files)
+            .try_for_each(|(page, file)| std::fs::write(dir.join(file), render(page, &pages)?))
     });
     match written {
-        Ok(()) => {
-            let files: Vec<String> = pages
-                .iter()
-                .map(|page| format!("{}.1", page_name(page)))
-                .collect();
-            emit(
-                &format!(
-                    "wrote {} pages to {}: {}\n",
-                    files.len(),
-                    dir.display(),
-                    files.join(", ")
-                ),
-                Outcome::Clean,
-            )
-        }
+        Ok(()) => emit(
+            &format!(
+                "wrote {} pages to {}: {}\n",
+                files.len(),
+                dir.display(),
+                files.join(", ")
+            ),
+            Outcome::Clean,
+        ),
         Err(error) => {
             complain(&format!(
                 "cannot write the manual pages to `{}`: {error}",
@@ -108,7 +101,9 @@ fn write_all(command: &clap::Command, dir: &std::path::Path) -> Outcome {
 /// A whole page: clap_mangen's sections, then the ones written here, then the version.
 /// `see_also` is every page, the top one first.
 fn render(page: &clap::Command, see_also: &[clap::Command]) -> std::io::Result<Vec<u8>> {
-    let man = man(page.clone());
+    // The footer names hybridgen and its version (clap_mangen names the subcommand).
+    let man = clap_mangen::Man::new(page.clone())
+        .source(format!("hybridgen {}", env!("CARGO_PKG_VERSION")));
     let mut roff = Vec::new();
     man.render_title(&mut roff)?;
     man.render_name_section(&mut roff)?;
@@ -125,14 +120,10 @@ fn render(page: &clap::Command, see_also: &[clap::Command]) -> std::io::Result<V
     Ok(roff)
 }
 
-/// The subcommand a page is for (`None`: the top page).
-fn subcommand(page: &clap::Command) -> Option<&str> {
-    Some(page.get_name()).filter(|name| *name != "hybridgen")
-}
-
 /// EXAMPLES, EXIT STATUS, ENVIRONMENT, FILES and SEE ALSO of a page.
 fn sections(page: &clap::Command, see_also: &[clap::Command]) -> String {
-    let name = subcommand(page);
+    // The subcommand the page is for (`None`: the top page).
+    let name = Some(page.get_name()).filter(|name| *name != "hybridgen");
     // Names and options are not hyphenated, and text is not stretched to the right margin.
     let mut out = String::from(".nh\n.ad l\n");
     let (note, lines) = examples(page, name);
@@ -149,28 +140,13 @@ fn sections(page: &clap::Command, see_also: &[clap::Command]) -> String {
         }
         out.push_str(".fi\n.RE\n");
     }
-    out.push_str(".SH \"EXIT STATUS\"\n");
-    for (code, meaning) in exit_status(name) {
-        out.push_str(&format!(".TP\n\\fB{code}\\fR\n{}\n", text(meaning)));
-    }
-    let environment = environment(name);
-    if !environment.is_empty() {
-        out.push_str(".SH ENVIRONMENT\n");
-        for (variable, meaning) in environment {
-            out.push_str(&format!(
-                ".TP\n\\fB{}\\fR\n{}\n",
-                text(variable),
-                text(meaning)
-            ));
-        }
-    }
-    let files = files(name);
-    if !files.is_empty() {
-        out.push_str(".SH FILES\n");
-        for (file, meaning) in files {
-            out.push_str(&format!(".TP\n\\fI{}\\fR\n{}\n", text(file), text(meaning)));
-        }
-    }
+    let codes: Vec<(String, &str)> = exit_status(name)
+        .into_iter()
+        .map(|(code, meaning)| (code.to_string(), meaning))
+        .collect();
+    tagged(&mut out, "\"EXIT STATUS\"", 'B', &codes);
+    tagged(&mut out, "ENVIRONMENT", 'B', &environment(name));
+    tagged(&mut out, "FILES", 'I', &files(name));
     out.push_str(".SH \"SEE ALSO\"\n");
     let mut references: Vec<String> = see_also
         .iter()
@@ -183,6 +159,18 @@ fn sections(page: &clap::Command, see_also: &[clap::Command]) -> String {
     out.push_str(&references.join(",\n"));
     out.push('\n');
     out
+}
+
+/// A section of tagged paragraphs, each tag in `font` (`B` bold, `I` italic); none when empty.
+fn tagged(out: &mut String, section: &str, font: char, items: &[(impl AsRef<str>, &str)]) {
+    if items.is_empty() {
+        return;
+    }
+    out.push_str(&format!(".SH {section}\n"));
+    for (tag, meaning) in items {
+        let (tag, meaning) = (text(tag.as_ref()), text(meaning));
+        out.push_str(&format!(".TP\n\\f{font}{tag}\\fR\n{meaning}\n"));
+    }
 }
 
 /// Text for roff: a backslash as `\e`, every `-` as `\-` (a minus, so that a pasted option is

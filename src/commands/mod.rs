@@ -21,11 +21,12 @@ use crate::diagnostic::Diagnostic;
 use crate::load::MAX_SPEC_BYTES;
 use crate::pipeline::Checked;
 use crate::report::{ArtifactPaths, FileReport, Planned, human};
+use report_options::ColorChoice;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
-/// How a run ended: exit 0, 1 or 2.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a run ended: exit 0, 1 or 2, ordered from best to worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Outcome {
     /// No error findings.
     Clean,
@@ -66,14 +67,26 @@ pub(crate) fn read_input(path: &Path) -> io::Result<Vec<u8>> {
     crate::input_file::read(path, MAX_SPEC_BYTES)
 }
 
-/// Prints one file's findings on standard error, in the human format without the plan.
-pub(crate) fn complain_findings(checked: &Checked, diagnostics: &[Diagnostic]) {
-    let style = human::Style {
-        color: io::stderr().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+/// The human format for standard error, without the plan: with `--color auto`, colour on a
+/// terminal unless `NO_COLOR` is set.
+pub(crate) fn stderr_style(choice: ColorChoice) -> human::Style {
+    let color = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    };
+    human::Style {
+        color,
         width: 100,
         show_plan: false,
-    };
+    }
+}
+
+/// Prints one file's findings on standard error, in the human format without the plan.
+pub(crate) fn complain_findings(checked: &Checked, diagnostics: &[Diagnostic]) {
+    let style = stderr_style(ColorChoice::Auto);
     let report = checked.report(diagnostics);
     let _ = io::stderr().write_all(human::render(&[report], style).as_bytes());
 }

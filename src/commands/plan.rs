@@ -151,20 +151,10 @@ fn change_plans(args: &PlanArgs, from: &str, overrides: &Overrides) -> Outcome {
                 continue;
             }
         }
-        outcome = worse(
-            outcome,
-            super::change::run(spec, from, &args.report, overrides),
-        );
+        // The worst outcome of them all.
+        outcome = outcome.max(super::change::run(spec, from, &args.report, overrides));
     }
     outcome
-}
-
-fn worse(one: Outcome, other: Outcome) -> Outcome {
-    match (one, other) {
-        (Outcome::Unusable, _) | (_, Outcome::Unusable) => Outcome::Unusable,
-        (Outcome::Errors, _) | (_, Outcome::Errors) => Outcome::Errors,
-        _ => Outcome::Clean,
-    }
 }
 
 /// `--show-settings`: for each file, the settings file that applies and each rule it sets, with

@@ -95,38 +95,26 @@ fn render_reported(args: &RenderArgs, reporter: &mut Reporter) -> Outcome {
     };
     let checked = pipeline::check(&name, bytes);
     let diagnostics = overrides.apply(checked.diagnostics.clone());
-    let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
+    let (Some(spec), Some(plan), false) = (
+        &checked.spec,
+        &checked.plan,
+        diagnostics.iter().any(Diagnostic::is_error),
+    ) else {
         reporter.findings(&[checked.report(&reporter.shown(&diagnostics))]);
         reporter.error(&format!("`{name}` has errors; nothing was rendered"));
         return Outcome::Errors;
     };
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        reporter.findings(&[checked.report(&reporter.shown(&diagnostics))]);
-        reporter.error(&format!("`{name}` has errors; nothing was rendered"));
-        return Outcome::Errors;
-    }
-    let mut note = String::new();
-    let mut record = None;
-    let live_plan = match args.live.source() {
-        Some(source) => match from_cluster(
+    let live = match args.live.source() {
+        Some(source) => from_cluster(
             source, &args.live, &checked, spec, plan, &overrides, reporter,
-        ) {
-            Ok((live_plan, read, read_record)) => {
-                note = read;
-                record = Some(read_record);
-                Some(live_plan)
-            }
-            Err(outcome) => return outcome,
-        },
-        None => match remembered(&args.out, plan, &name, args.check, reporter) {
-            Ok(Some((live_plan, read, read_record))) => {
-                note = read;
-                record = Some(read_record);
-                Some(live_plan)
-            }
-            Ok(None) => None,
-            Err(outcome) => return outcome,
-        },
+        )
+        .map(Some),
+        None => remembered(&args.out, plan, &name, args.check, reporter),
+    };
+    let (live_plan, note, record) = match live {
+        Ok(Some((live_plan, note, record))) => (Some(live_plan), note, Some(record)),
+        Ok(None) => (None, String::new(), None),
+        Err(outcome) => return outcome,
     };
     // The plan with the cluster's subnets is checked again: a joined node's subnet may be the one
     // a node not yet joined pins (HG113). HG117 is render's to say: the routes it writes hold
@@ -517,20 +505,18 @@ fn terminal_text(text: &str) -> String {
 
 fn written_text(out: &Path, rendered: usize, written: &Written) -> String {
     let mut text = String::new();
-    for path in &written.changed {
-        text.push_str(&format!("wrote {}\n", out.join(path).display()));
-    }
-    for path in &written.removed {
-        text.push_str(&format!(
-            "removed {} (no longer rendered)\n",
-            out.join(path).display()
-        ));
-    }
-    for path in &written.kept {
-        text.push_str(&format!(
-            "kept {} (no longer rendered, but not as hybridgen wrote it: remove it yourself)\n",
-            out.join(path).display()
-        ));
+    for (paths, done, why) in [
+        (&written.changed, "wrote", ""),
+        (&written.removed, "removed", " (no longer rendered)"),
+        (
+            &written.kept,
+            "kept",
+            " (no longer rendered, but not as hybridgen wrote it: remove it yourself)",
+        ),
+    ] {
+        for path in paths {
+            text.push_str(&format!("{done} {}{why}\n", out.join(path).display()));
+        }
     }
     text.push_str(&format!(
         "{rendered} artifacts in {}: {} written, {} unchanged",

@@ -3,17 +3,18 @@
 //! (one document on standard output, whatever the outcome); `-q` keeps only errors.
 
 use super::report_options::ColorChoice;
-use super::{Outcome, complain, emit};
+use super::{Outcome, complain, emit, stderr_style};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
 use crate::report::{self, FileReport, human};
 use clap::ValueEnum;
 use serde::Serialize;
 use serde_json::Value;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum RenderFormat {
+    #[default]
     Human,
     Json,
 }
@@ -45,6 +46,7 @@ struct Document<'a> {
     files: &'a [FileEntry],
 }
 
+#[derive(Default)]
 pub struct Reporter {
     format: RenderFormat,
     quiet: bool,
@@ -75,12 +77,7 @@ impl Reporter {
             color,
             check,
             out,
-            findings: Vec::new(),
-            notes: Vec::new(),
-            errors: Vec::new(),
-            files: Vec::new(),
-            text: String::new(),
-            hints: String::new(),
+            ..Default::default()
         }
     }
 
@@ -103,19 +100,7 @@ impl Reporter {
         }
         match self.format {
             RenderFormat::Human => {
-                let color = match self.color {
-                    ColorChoice::Always => true,
-                    ColorChoice::Never => false,
-                    ColorChoice::Auto => {
-                        io::stderr().is_terminal()
-                            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    }
-                };
-                let style = human::Style {
-                    color,
-                    width: 100,
-                    show_plan: false,
-                };
+                let style = stderr_style(self.color);
                 let _ = io::stderr().write_all(human::render(reports, style).as_bytes());
             }
             RenderFormat::Json => {

@@ -52,8 +52,9 @@ pub enum Format {
     Markdown,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
+    #[default]
     Auto,
     Always,
     Never,
@@ -72,23 +73,21 @@ pub(crate) struct Overrides {
 impl Overrides {
     /// The overrides asked for, or `None` once an unknown rule code has been reported.
     pub(crate) fn requested(args: &SeverityArgs) -> Option<Self> {
-        Self::from_args(args)
-            .map_err(|message| complain(&message))
-            .ok()
-    }
-
-    fn from_args(args: &SeverityArgs) -> Result<Self, String> {
-        let codes = |given: &[String]| -> Result<Vec<&'static str>, String> {
+        let codes = |given: &[String]| -> Option<Vec<&'static str>> {
             given
                 .iter()
                 .map(|code| {
-                    rules::find(code).map(|rule| rule.code).ok_or_else(|| {
-                        format!("unknown rule `{code}`; `hybridgen explain --list` lists the rules")
-                    })
+                    let rule = rules::find(code);
+                    if rule.is_none() {
+                        complain(&format!(
+                            "unknown rule `{code}`; `hybridgen explain --list` lists the rules"
+                        ));
+                    }
+                    rule.map(|rule| rule.code)
                 })
                 .collect()
         };
-        Ok(Self {
+        Some(Self {
             allow: codes(&args.allow)?,
             warn: codes(&args.warn)?,
             deny: codes(&args.deny)?,

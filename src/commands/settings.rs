@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 pub const FILE_NAME: &str = ".hybridgen.yaml";
 
 /// A settings file as written.
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Written {
     #[serde(default)]
@@ -149,10 +149,7 @@ fn read(path: &Path) -> Result<Written, String> {
             format!("`{name}`:{}:{}: {}", at.line, at.column, error.message)
         })?;
     if document.value.is_null() {
-        return Ok(Written {
-            severity: BTreeMap::new(),
-            per_file: Vec::new(),
-        });
+        return Ok(Written::default());
     }
     serde_json::from_value(document.value).map_err(|error| {
         format!(

@@ -88,15 +88,10 @@ fn declares_the_api_version(line: &str) -> bool {
 /// (https://github.com/redhat-developer/yaml-language-server#using-inlined-schema), whose schema is
 /// hybridgen's: `./hybridgen.schema.json`, or a URL naming hybridgen.
 fn names_the_schema(line: &str) -> bool {
-    let Some(comment) = line.trim_start().strip_prefix('#') else {
-        return false;
-    };
-    let Some(setting) = comment.trim_start().strip_prefix("yaml-language-server:") else {
-        return false;
-    };
-    setting
-        .trim_start()
-        .strip_prefix("$schema=")
+    line.trim_start()
+        .strip_prefix('#')
+        .and_then(|comment| comment.trim_start().strip_prefix("yaml-language-server:"))
+        .and_then(|setting| setting.trim_start().strip_prefix("$schema="))
         .is_some_and(|schema| schema.to_ascii_lowercase().contains("hybridgen"))
 }
 

@@ -60,12 +60,13 @@ pub fn run(args: VerifyArgs) -> Outcome {
     if args.print_capture {
         return emit(&verify::kubectl::script(&name, plan), Outcome::Clean);
     }
+    let not_verified = |message: String| {
+        complain(&format!("{message}; nothing was verified"));
+        Outcome::Unusable
+    };
     let rendered = match args.out.as_deref().map(rendered_routes).transpose() {
         Ok(rendered) => rendered,
-        Err(message) => {
-            complain(&format!("{message}; nothing was verified"));
-            return Outcome::Unusable;
-        }
+        Err(message) => return not_verified(message),
     };
     let Some(source) = args.live.source() else {
         complain("give `--cluster PATH`, `--kubectl` or `--print-capture`; nothing was verified");
@@ -74,10 +75,7 @@ pub fn run(args: VerifyArgs) -> Outcome {
     let observed =
         match verify::observe(source, plan, args.live.flannel_annotation_prefix.as_deref()) {
             Ok(observed) => observed,
-            Err(message) => {
-                complain(&format!("{message}; nothing was verified"));
-                return Outcome::Unusable;
-            }
+            Err(message) => return not_verified(message),
         };
     let comparison = verify::compare_with_rendered(spec, plan, &observed, rendered.as_ref());
     let captured = &observed.captured;
@@ -159,16 +157,9 @@ fn rendered_routes(out: &Path) -> Result<RenderedRoutes, String> {
             )
         })?;
     let record = LiveRecord::parse(&String::from_utf8_lossy(&bytes), &manifest_name)?;
-    Ok(match record {
-        Some(record) => RenderedRoutes {
-            out: shown,
-            source: Some(record.source.describe()),
-            subnets: record.nodes,
-        },
-        None => RenderedRoutes {
-            out: shown,
-            source: None,
-            subnets: Default::default(),
-        },
+    Ok(RenderedRoutes {
+        out: shown,
+        source: record.as_ref().map(|record| record.source.describe()),
+        subnets: record.map(|record| record.nodes).unwrap_or_default(),
     })
 }

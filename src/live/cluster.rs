@@ -388,10 +388,9 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
     );
     // What is missing is said only where the distribution keeps it.
     let configuration = plan.distribution.live_configuration;
-    let mut notes = std::mem::take(&mut cluster.notes);
     let mut kubeadm_note = |found: Option<&Object>, what: &str, consequence: &str| {
         if configuration == LiveConfiguration::KubeadmConfigMaps {
-            note(&mut notes, found, what, consequence);
+            note(&mut cluster.notes, found, what, consequence);
         }
     };
     let kubeadm = config_map("kubeadm-config", &["kube-system"]);
@@ -421,15 +420,14 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
     );
     if configuration == LiveConfiguration::HelmCharts {
         if cluster.helm_charts.is_empty() {
-            notes.push(
+            cluster.notes.push(
                 "no HelmChart was captured: RKE2's CNI is read from the server's `node-args`"
                     .into(),
             );
         } else if cluster.rke2_flannel_values.is_none() {
-            notes.push("no HelmChartConfig rke2-flannel was captured: the rke2-flannel chart runs with the defaults of the cluster's release".into());
+            cluster.notes.push("no HelmChartConfig rke2-flannel was captured: the rke2-flannel chart runs with the defaults of the cluster's release".into());
         }
     }
-    cluster.notes = notes;
     cluster.daemonsets = objects
         .iter()
         .filter(|o| o.kind == "DaemonSet")
@@ -446,12 +444,12 @@ pub fn read(objects: &[Object], plan: &Plan, annotation_prefix: Option<&str>) ->
             .notes
             .push("no Node was captured: nodes are not compared".into());
     }
-    if !objects.iter().any(|o| o.kind == "DaemonSet") {
+    if cluster.daemonsets.is_empty() {
         cluster
             .notes
             .push("no DaemonSet was captured: their placement is not compared".into());
     }
-    if !objects.iter().any(|o| o.kind == "Pod") {
+    if !cluster.captured_pods {
         cluster.notes.push(
             "no Pod was captured: pod addresses are not compared with their nodes' subnets".into(),
         );
@@ -537,22 +535,16 @@ fn read_node(node: &Object, prefix: &str, problems: &mut Vec<Unreadable>) -> Liv
             );
             continue;
         };
+        let source = node.source(&format!("metadata.annotations[{key}]"));
         if let Some(name) = flannel_name {
-            flannel.insert(
-                name.to_string(),
-                Live {
-                    value: text.to_string(),
-                    source: node.source(&format!("metadata.annotations[{key}]")),
-                },
-            );
+            let value = text.to_string();
+            let source = source.clone();
+            flannel.insert(name.to_string(), Live { value, source });
         }
         if node_args_key {
             match serde_json::from_str::<Vec<String>>(text) {
-                Ok(args) => {
-                    node_args = Some(Live {
-                        value: args,
-                        source: node.source(&format!("metadata.annotations[{key}]")),
-                    });
+                Ok(value) => {
+                    node_args = Some(Live { value, source });
                     node_args_rke2 = key.starts_with("rke2");
                 }
                 Err(_) => unreadable(problems, node, &pointer, value, "a JSON list of flags"),
@@ -634,8 +626,12 @@ fn internal_ip(node: &Object, problems: &mut Vec<Unreadable>) -> Option<Live<Str
     })
 }
 
+/// A text field, empty when absent or not text.
+fn field(value: &Value, pointer: &str) -> String {
+    text(value, pointer).unwrap_or_default().to_string()
+}
+
 fn read_taints(node: &Value) -> Vec<Taint> {
-    let field = |taint: &Value, name: &str| text(taint, name).unwrap_or_default().to_string();
     node.at("/spec/taints")
         .and_then(Value::as_array)
         .into_iter()
@@ -651,8 +647,6 @@ fn read_taints(node: &Value) -> Vec<Taint> {
 }
 
 fn read_tolerations(pod: &Value) -> Vec<Toleration> {
-    let field =
-        |toleration: &Value, name: &str| text(toleration, name).unwrap_or_default().to_string();
     pod.get("tolerations")
         .and_then(Value::as_array)
         .into_iter()

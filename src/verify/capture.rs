@@ -7,7 +7,7 @@
 
 use super::Capture;
 use super::prune;
-use crate::diagnostic::{Diagnostic, Location, value};
+use crate::diagnostic::{Diagnostic, Location};
 use crate::live::Object;
 use crate::load::{self, CAPTURE, LoadedFile};
 use crate::rules::live::CAPTURE_UNREADABLE;
@@ -32,36 +32,20 @@ pub struct Captured {
     pub empty: Vec<String>,
 }
 
-impl Captured {
-    /// Adds findings about values inside captures (of the wrong type or shape) to
-    /// the capture each names.
-    pub fn add_findings(&mut self, findings: Vec<(String, Diagnostic)>) {
-        for (file, finding) in findings {
-            if let Some(capture) = self
-                .files
-                .iter_mut()
-                .find(|capture| capture.file.source.name() == file)
-            {
-                capture.diagnostics.push(finding);
-            }
-        }
-    }
-}
-
 /// One capture as read, with its own findings (HG509).
 pub struct CaptureFile {
     pub file: LoadedFile,
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// The kinds `verify` reads.
-const KINDS: [&str; 6] = [
-    "Node",
-    "ConfigMap",
-    "DaemonSet",
-    "Pod",
-    "HelmChart",
-    "HelmChartConfig",
+/// The kinds `verify` reads, each with the resource its capture command names.
+const KINDS: [(&str, &str); 6] = [
+    ("Node", "nodes"),
+    ("ConfigMap", "configmap"),
+    ("DaemonSet", "daemonsets"),
+    ("Pod", "pods"),
+    ("HelmChart", "helmcharts"),
+    ("HelmChartConfig", "helmchartconfigs"),
 ];
 
 /// What one capture file, and all of them together, may hold. Checked with `stat` before a byte
@@ -95,7 +79,6 @@ pub fn bytes_text(bytes: u64) -> String {
 /// symlink inside a directory, or files beyond the budget are usage errors: each is refused with
 /// the reason before anything is read.
 pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
-    let budget = BUDGET;
     let mut files = Vec::new();
     for path in paths {
         collect(path, true, &mut files)?;
@@ -107,29 +90,29 @@ pub fn gather(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
     });
     let mut total: u64 = 0;
     for Found { path, size, .. } in &files {
-        if *size > budget.file_bytes {
+        if *size > BUDGET.file_bytes {
             return Err(format!(
                 "`{}` holds {}, more than the {} a capture file may hold",
                 crate::escape::inline(&path.display().to_string()),
                 bytes_text(*size),
-                bytes_text(budget.file_bytes)
+                bytes_text(BUDGET.file_bytes)
             ));
         }
         total = total.saturating_add(*size);
     }
-    if total > budget.total_bytes {
+    if total > BUDGET.total_bytes {
         return Err(format!(
             "the {} capture files hold {}, more than the {} `verify` reads in one run",
             files.len(),
             bytes_text(total),
-            bytes_text(budget.total_bytes)
+            bytes_text(BUDGET.total_bytes)
         ));
     }
     files
         .into_iter()
         .map(|found| {
             let name = found.path.display().to_string();
-            read_regular(&found.path, found.given, budget.file_bytes)
+            read_regular(&found.path, found.given, BUDGET.file_bytes)
                 .map(|bytes| Input {
                     name: name.clone(),
                     bytes,
@@ -253,32 +236,18 @@ fn collect(path: &Path, given: bool, files: &mut Vec<Found>) -> Result<(), Strin
 /// Reads every input. `captures` are the commands that capture each kind properly, for the help.
 pub fn read(inputs: Vec<Input>, captures: &[Capture]) -> Captured {
     let mut captured = Captured::default();
-    for file in inputs.into_iter().map(|input| read_file(input, captures)) {
-        if file.empty {
-            captured
-                .empty
-                .push(file.read.file.source.name().to_string());
-        }
-        captured.objects.extend(file.objects);
-        captured.files.push(file.read);
+    for input in inputs {
+        read_file(input, captures, &mut captured);
     }
     captured
 }
 
-/// What one capture held.
-struct FileRead {
-    read: CaptureFile,
-    objects: Vec<Object>,
-    /// Empty: an object the cluster does not have.
-    empty: bool,
-}
-
-fn read_file(input: Input, captures: &[Capture]) -> FileRead {
+/// Adds one capture, its objects, and its name when it is empty (an object the cluster does not
+/// have).
+fn read_file(input: Input, captures: &[Capture], captured: &mut Captured) {
     let (source, decoded) = load::decode_within(&input.name, input.bytes, &CAPTURE);
     let mut findings = Vec::new();
-    let mut objects_read = Vec::new();
     let mut spans = None;
-    let mut empty = false;
     if let Err(error) = decoded {
         findings.push(unreadable(
             Location::Bytes(error.span),
@@ -297,7 +266,7 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
                 .label("empty")
                 .help(format!("capture it again with `{}`", capture.saved_to("."))),
             ),
-            None => empty = true,
+            None => captured.empty.push(input.name),
         }
     } else {
         match parse(&source) {
@@ -307,11 +276,13 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
                     &input.name,
                     value,
                     captures,
-                    &mut objects_read,
+                    &mut captured.objects,
                     &mut findings,
                 );
             }
-            Err(finding) => findings.push(finding(captures)),
+            Err((location, message, hint)) => {
+                findings.push(unreadable(location, message, hint, captures));
+            }
         }
     }
     // Only a capture's own findings (HG509) show its text: without any, it is let go at once,
@@ -329,14 +300,10 @@ fn read_file(input: Input, captures: &[Capture]) -> FileRead {
     if secret {
         file.inline_secrets = std::iter::once(0..file.source.text().len()).collect();
     }
-    FileRead {
-        read: CaptureFile {
-            file,
-            diagnostics: findings,
-        },
-        objects: objects_read,
-        empty,
-    }
+    captured.files.push(CaptureFile {
+        file,
+        diagnostics: findings,
+    });
 }
 
 /// The capture an input is known to hold, when a cluster always has its objects (nodes,
@@ -377,11 +344,11 @@ fn holds_secret(text: &str) -> bool {
     })
 }
 
-/// A finding about a capture, made once the capture commands are known.
-type Deferred = Box<dyn FnOnce(&[Capture]) -> Diagnostic>;
+/// Why a file is not a capture: where, what, and the resource it seems to hold.
+type NotACapture = (Location, String, &'static str);
 
 /// The file's value, and its span index when it was YAML; or why it is not a capture.
-fn parse(source: &SourceFile) -> Result<(Value, Option<load::SpanIndex>), Deferred> {
+fn parse(source: &SourceFile) -> Result<(Value, Option<load::SpanIndex>), NotACapture> {
     let text = source.text().trim_start_matches('\u{feff}');
     let start = source.text().len() - text.len();
     let trimmed = text.trim_start();
@@ -406,35 +373,19 @@ fn parse(source: &SourceFile) -> Result<(Value, Option<load::SpanIndex>), Deferr
                         format!("the file is not JSON: {said}"),
                     )
                 };
-                let hint = guess_resource(text);
-                Box::new(move |captures: &[Capture]| {
-                    unreadable(Location::Bytes(at..at), message, hint, captures)
-                }) as Deferred
+                (Location::Bytes(at..at), message, guess_resource(text))
             });
     }
     if let Some((what, hint)) = human_output(trimmed) {
         let span = offset..offset + trimmed.lines().next().map_or(0, str::len);
-        return Err(Box::new(move |captures: &[Capture]| {
-            unreadable(
-                Location::Bytes(span),
-                format!("this is {what}, which is for people, not a machine format"),
-                hint,
-                captures,
-            )
-        }));
+        let message = format!("this is {what}, which is for people, not a machine format");
+        return Err((Location::Bytes(span), message, hint));
     }
     load::load_within(source, &CAPTURE)
         .map(|document| (document.value, Some(document.spans)))
         .map_err(|error| {
-            let hint = guess_resource(text);
-            Box::new(move |captures: &[Capture]| {
-                unreadable(
-                    Location::Bytes(error.span),
-                    format!("the file is not YAML kubectl wrote: {}", error.message),
-                    hint,
-                    captures,
-                )
-            }) as Deferred
+            let message = format!("the file is not YAML kubectl wrote: {}", error.message);
+            (Location::Bytes(error.span), message, guess_resource(text))
         })
 }
 
@@ -477,9 +428,9 @@ fn human_output(text: &str) -> Option<(&'static str, &'static str)> {
 fn guess_resource(text: &str) -> &'static str {
     let head: String = text.chars().take(4096).collect();
     if let Some(kind) = first_kind(&head) {
-        if let Some(known) = KINDS
+        if let Some((known, _)) = KINDS
             .iter()
-            .find(|known| kind.trim_end_matches("List") == **known)
+            .find(|(known, _)| kind.trim_end_matches("List") == *known)
         {
             return known;
         }
@@ -537,16 +488,9 @@ fn unreadable(
 
 /// Whether a capture command reads objects of `kind`.
 fn capture_reads(capture: &Capture, kind: &str) -> bool {
-    let resource = match kind {
-        "Node" => "nodes",
-        "ConfigMap" => "configmap",
-        "DaemonSet" => "daemonsets",
-        "Pod" => "pods",
-        "HelmChart" => "helmcharts",
-        "HelmChartConfig" => "helmchartconfigs",
-        _ => return false,
-    };
-    capture.args.iter().any(|arg| arg == resource)
+    KINDS
+        .iter()
+        .any(|(known, resource)| *known == kind && capture.args.iter().any(|arg| arg == resource))
 }
 
 /// The objects of a parsed capture: a `List`, a typed list (whose items may lack `kind`, as the
@@ -564,7 +508,7 @@ fn objects(
         .map(str::to_string);
     let Some(kind) = kind.filter(|_| value.get("apiVersion").is_some()) else {
         findings.push(unreadable(
-            value_location(""),
+            Location::Value(String::new()),
             "the file holds no Kubernetes object (no `apiVersion` and `kind`)".into(),
             guess_resource(&value.to_string()),
             captures,
@@ -582,7 +526,7 @@ fn objects(
     };
     let Some(Value::Array(items)) = list.remove("items") else {
         findings.push(unreadable(
-            value_location(""),
+            Location::Value(String::new()),
             format!("the `{kind}` has no `items` list"),
             item_kind,
             captures,
@@ -629,7 +573,7 @@ fn objects(
     }
     if nameless > NAMELESS_SHOWN {
         findings.push(unreadable(
-            value_location("/items"),
+            Location::Value("/items".into()),
             format!(
                 "{} more items have no `kind` or no `metadata.name` ({nameless} in all; the first {NAMELESS_SHOWN} are shown)",
                 nameless - NAMELESS_SHOWN
@@ -652,16 +596,12 @@ fn unread_kind(kind: &str, pointer: &str, count: usize) -> Diagnostic {
     };
     Diagnostic::new(
         &CAPTURE_UNREADABLE,
-        value_location(pointer),
+        Location::Value(pointer.to_string()),
         format!("`verify` does not compare `{kind}` objects with the plan: {objects} left out"),
     )
     .label(format!("a {kind}"))
     .help("`verify` reads Nodes, ConfigMaps, DaemonSets and Pods; `hybridgen verify SPEC --print-capture` prints the commands that capture them")
     .warning()
-}
-
-fn value_location(pointer: &str) -> Location {
-    value(pointer.to_string())
 }
 
 /// One object, kept when `verify` reads its kind. An object of another kind is a warning: it is
@@ -687,7 +627,7 @@ fn object(
         .map(str::to_string);
     let (Some(kind), Some(name)) = (kind, name) else {
         findings.push(unreadable(
-            value_location(&pointer),
+            Location::Value(pointer.clone()),
             "an item with no `kind` or no `metadata.name`, which every Kubernetes object has"
                 .into(),
             default_kind.unwrap_or_default(),
@@ -695,7 +635,7 @@ fn object(
         ));
         return None;
     };
-    if !KINDS.contains(&kind.as_str()) {
+    if !KINDS.iter().any(|(known, _)| *known == kind) {
         // Its `kind:` line, not the whole object: a Deployment is a hundred lines or more.
         let at = if value.get("kind").is_some() {
             format!("{pointer}/kind")

@@ -54,38 +54,25 @@ pub fn captures(plan: &Plan) -> Vec<Capture> {
     match plan.distribution.live_configuration {
         LiveConfiguration::KubeadmConfigMaps => {
             let kubelet = kubelet_config_name(plan);
-            captures.extend([
-                capture(
-                    "kubeadm-config.json",
-                    &["-n", "kube-system", "get", "configmap", "kubeadm-config"],
-                    true,
-                ),
-                capture(
-                    "kube-proxy.json",
-                    &["-n", "kube-system", "get", "configmap", "kube-proxy"],
-                    true,
-                ),
-                capture(
-                    "kubelet-config.json",
-                    &["-n", "kube-system", "get", "configmap", &kubelet],
-                    true,
-                ),
-            ]);
+            for (file, name) in [
+                ("kubeadm-config.json", "kubeadm-config"),
+                ("kube-proxy.json", "kube-proxy"),
+                ("kubelet-config.json", kubelet.as_str()),
+            ] {
+                let args = ["-n", "kube-system", "get", "configmap", name];
+                captures.push(capture(file, &args, true));
+            }
         }
         // RKE2 deploys its CNI as a HelmChart and takes its values from a HelmChartConfig
         // (docs.rke2.io "Helm Integration"); the kinds exist on every RKE2 cluster.
-        LiveConfiguration::HelmCharts => captures.extend([
-            capture(
-                "helmcharts.json",
-                &["-n", "kube-system", "get", "helmcharts"],
-                false,
-            ),
-            capture(
-                "helmchartconfigs.json",
-                &["-n", "kube-system", "get", "helmchartconfigs"],
-                false,
-            ),
-        ]),
+        LiveConfiguration::HelmCharts => {
+            for (file, kind) in [
+                ("helmcharts.json", "helmcharts"),
+                ("helmchartconfigs.json", "helmchartconfigs"),
+            ] {
+                captures.push(capture(file, &["-n", "kube-system", "get", kind], false));
+            }
+        }
         LiveConfiguration::None => {}
     }
     captures.extend([
@@ -111,12 +98,6 @@ pub fn script(spec_name: &str, plan: &Plan) -> String {
     }
     text.push_str(&format!("hybridgen verify {spec_name} --cluster {dir}\n"));
     text
-}
-
-/// What running one capture gave: its output, or why kubectl failed.
-pub struct Ran {
-    pub capture: Capture,
-    pub output: Result<Vec<u8>, String>,
 }
 
 /// How long one kubectl command may run, and how much it may print. A kubectl that hangs (an exec
@@ -145,25 +126,17 @@ impl Limits {
 /// How much of kubectl's standard error a failure quotes.
 const STDERR_QUOTED_CHARS: usize = 600;
 
-/// Runs the captures through `kubectl` (a path, or the name looked up on `PATH`) and the user's
-/// current context: lazily, one at a time, so that a caller can stop at the first failure instead
-/// of waiting for the rest to fail too. Each runs in a process group of its own, under the
-/// limits; at the time limit the whole group is killed, so that a child kubectl left behind
-/// (holding its output open) ends too.
-pub fn run<'a>(kubectl: &'a Path, plan: &Plan, limits: Limits) -> impl Iterator<Item = Ran> + 'a {
-    captures(plan).into_iter().map(move |capture| {
-        let output = run_one(kubectl, &capture, limits);
-        Ran { capture, output }
-    })
-}
-
 /// Every capture's output, each named by its command, within the run's byte budget; or the first
-/// failure.
+/// failure. The captures run through `kubectl` (a path, or the name looked up on `PATH`) and the
+/// user's current context, one at a time, stopping at the first failure instead of waiting for
+/// the rest to fail too. Each runs in a process group of its own, under the limits; at the time
+/// limit the whole group is killed, so that a child kubectl left behind (holding its output
+/// open) ends too.
 pub fn capture_all(kubectl: &Path, plan: &Plan, limits: Limits) -> Result<Vec<Input>, String> {
     let mut inputs: Vec<Input> = Vec::new();
     let mut total: u64 = 0;
-    for ran in run(kubectl, plan, limits) {
-        let bytes = ran.output?;
+    for capture in captures(plan) {
+        let bytes = run_one(kubectl, &capture, limits)?;
         total = total.saturating_add(bytes.len() as u64);
         if total > BUDGET.total_bytes {
             return Err(format!(
@@ -172,7 +145,7 @@ pub fn capture_all(kubectl: &Path, plan: &Plan, limits: Limits) -> Result<Vec<In
             ));
         }
         inputs.push(Input {
-            name: ran.capture.command_line(),
+            name: capture.command_line(),
             bytes,
         });
     }
@@ -299,7 +272,6 @@ fn read_capped(stream: impl std::io::Read, limit: u64) -> Option<Vec<u8>> {
     const CHUNK: usize = 1 << 20;
     let mut stream = stream.take(limit + 1);
     let mut chunks: Vec<Vec<u8>> = Vec::new();
-    let mut total = 0usize;
     loop {
         let mut chunk = Vec::with_capacity(CHUNK);
         let read = (&mut stream)
@@ -309,17 +281,10 @@ fn read_capped(stream: impl std::io::Read, limit: u64) -> Option<Vec<u8>> {
         if read == 0 {
             break;
         }
-        total += read;
         chunks.push(chunk);
     }
-    if total as u64 > limit {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(total);
-    for chunk in chunks {
-        bytes.extend_from_slice(&chunk);
-    }
-    Some(bytes)
+    let total: usize = chunks.iter().map(Vec::len).sum();
+    (total as u64 <= limit).then(|| chunks.concat())
 }
 
 /// The last `limit` bytes of a stream read to its end: kubectl says what went wrong on its last

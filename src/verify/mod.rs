@@ -78,7 +78,13 @@ pub fn observe(
 pub fn read(inputs: Vec<capture::Input>, plan: &Plan, annotation_prefix: Option<&str>) -> Observed {
     let mut captured = capture::read(inputs, &kubectl::captures(plan));
     let cluster = live::cluster::read(&captured.objects, plan, annotation_prefix);
-    captured.add_findings(cluster.unreadable.iter().map(unreadable_value).collect());
+    for problem in &cluster.unreadable {
+        let named =
+            |capture: &&mut capture::CaptureFile| capture.file.source.name() == problem.file;
+        if let Some(capture) = captured.files.iter_mut().find(named) {
+            capture.diagnostics.push(unreadable_value(problem));
+        }
+    }
     let matching = match_nodes(plan, &cluster);
     Observed {
         captured,
@@ -118,15 +124,14 @@ fn required_kind_missing(kind: &str, command: &str) -> Diagnostic {
 }
 
 /// A captured value of the wrong type or shape, as a finding in its capture.
-fn unreadable_value(problem: &live::Unreadable) -> (String, Diagnostic) {
-    let finding = Diagnostic::new(
+fn unreadable_value(problem: &live::Unreadable) -> Diagnostic {
+    Diagnostic::new(
         &rules::live::CAPTURE_UNREADABLE,
         crate::diagnostic::value(problem.pointer.clone()),
         problem.message.clone(),
     )
     .label("not comparable")
-    .help("capture the object again with `kubectl get ... -o json`; a value of this type is not what the API server returns");
-    (problem.file.clone(), finding)
+    .help("capture the object again with `kubectl get ... -o json`; a value of this type is not what the API server returns")
 }
 
 /// What a comparison found, and what it compared.
@@ -277,21 +282,20 @@ fn nodes_found(plan: &Plan, observed: &Observed) -> String {
     let found = observed.matching.live_of.iter().flatten().count();
     let planned = plan.nodes.len();
     let live = observed.cluster.nodes.len();
-    let planned_nodes = if planned == 1 {
-        "planned node"
+    let among = if observed.cluster.all_nodes {
+        format!("the cluster's {live}")
     } else {
-        "planned nodes"
+        format!("{live} captured Node object{}", plural(live))
     };
-    if observed.cluster.all_nodes {
-        format!("{found} of {planned} {planned_nodes} found among the cluster's {live}")
-    } else {
-        let objects = if live == 1 {
-            "Node object"
-        } else {
-            "Node objects"
-        };
-        format!("{found} of {planned} {planned_nodes} found among {live} captured {objects}")
-    }
+    format!(
+        "{found} of {planned} planned node{} found among {among}",
+        plural(planned)
+    )
+}
+
+/// The ending of a noun counted `n` times.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// Whether a ConfigMap's configuration was read, or why it could not be.
@@ -302,7 +306,7 @@ fn configuration<T>(read: &Option<Result<T, Live<String>>>) -> Option<Result<(),
 impl Comparison {
     /// For the human report: what was read and compared, and what was not.
     pub fn coverage_text(&self, spec: &str, captured: &capture::Captured) -> String {
-        let counted = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let counted = |n: usize, what: &str| format!("{n} {what}{}", plural(n));
         let compared = if self.compared.is_empty() {
             "nothing".to_string()
         } else {
