@@ -1,7 +1,6 @@
 //! Strict IPv4 address and CIDR parsing: no host bits, no leading zeros, no IPv6, no shorthand.
 
 use ipnet::Ipv4Net;
-use std::fmt::Write as _;
 use std::net::Ipv4Addr;
 
 /// Why a written value is not acceptable, with the fix. Boxed: the plan holds a [`Parsed`] slot
@@ -148,14 +147,32 @@ pub fn size(network: &Ipv4Net) -> u64 {
     1u64 << (32 - u32::from(network.prefix_len()))
 }
 
-/// Writes `ip` as `10.244.0.1`.
+/// Writes `ip` as `10.244.0.1`, digit by digit: the report of a large cluster writes two
+/// addresses a node, and `Display` pads each octet through the formatter first.
 pub fn push_ip(out: &mut String, ip: Ipv4Addr) {
-    let _ = write!(out, "{ip}");
+    for (index, octet) in ip.octets().into_iter().enumerate() {
+        if index > 0 {
+            out.push('.');
+        }
+        push_small_number(out, octet);
+    }
 }
 
 /// Writes `network` as `10.244.0.0/24`.
 pub fn push_net(out: &mut String, network: &Ipv4Net) {
-    let _ = write!(out, "{}/{}", network.network(), network.prefix_len());
+    push_ip(out, network.network());
+    out.push('/');
+    push_small_number(out, network.prefix_len());
+}
+
+fn push_small_number(out: &mut String, number: u8) {
+    if number >= 100 {
+        out.push(char::from(b'0' + number / 100));
+    }
+    if number >= 10 {
+        out.push(char::from(b'0' + number / 10 % 10));
+    }
+    out.push(char::from(b'0' + number % 10));
 }
 
 /// The address `index` places after the network address, if the network holds it.
@@ -171,6 +188,29 @@ pub fn overlaps(a: &Ipv4Net, b: &Ipv4Net) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn addresses_and_networks_are_written_as_display_writes_them() {
+        for octet in 0..=255u8 {
+            for ip in [
+                Ipv4Addr::new(octet, 0, 9, 255),
+                Ipv4Addr::new(10, octet, 100, 1),
+                Ipv4Addr::new(192, 168, octet, 99),
+                Ipv4Addr::new(1, 10, 200, octet),
+            ] {
+                let mut written = String::from("at ");
+                push_ip(&mut written, ip);
+                assert_eq!(written, format!("at {ip}"));
+                let network = Ipv4Net::new(ip, octet % 33).unwrap();
+                let mut written = String::new();
+                push_net(&mut written, &network);
+                assert_eq!(
+                    written,
+                    format!("{}/{}", network.network(), network.prefix_len())
+                );
+            }
+        }
+    }
 
     fn problem(text: &str) -> String {
         parse_cidr(text).unwrap_err().problem.clone()

@@ -68,10 +68,11 @@ impl CloudTraits {
 /// A cloud identifier as the spec writes it.
 #[derive(Debug)]
 pub struct Written<'a> {
-    /// The field as a user names it: `cloud.aws.region`, `cloud.instanceId`.
-    pub field: String,
-    /// Where it is: `/cloud/aws/region`, `/nodes/2/cloud/instanceId`.
-    pub pointer: String,
+    provider: &'static str,
+    /// The field's name in its section: `region`, `instanceId`.
+    name: &'static str,
+    /// The node that gives it, for a node's field.
+    node: Option<usize>,
     pub value: &'a str,
     pub grammar: &'static Grammar,
 }
@@ -80,19 +81,37 @@ impl Written<'_> {
     pub fn is_well_formed(&self) -> bool {
         (self.grammar.check)(self.value)
     }
+
+    /// The field as a user names it: `cloud.aws.region`, `cloud.instanceId`. Made only for a
+    /// message, as is [`Self::pointer`]: most identifiers are well formed and never shown.
+    pub fn field(&self) -> String {
+        match self.node {
+            Some(_) => format!("cloud.{}", self.name),
+            None => format!("cloud.{}.{}", self.provider, self.name),
+        }
+    }
+
+    /// Where it is: `/cloud/aws/region`, `/nodes/2/cloud/instanceId`.
+    pub fn pointer(&self) -> String {
+        match self.node {
+            Some(index) => format!("/nodes/{index}/cloud/{}", self.name),
+            None => format!("/cloud/{}/{}", self.provider, self.name),
+        }
+    }
 }
 
 /// Every identifier of this cloud the spec gives: the provider's section and each node's field,
 /// whichever provider and backend are chosen.
 pub fn written<'a>(row: &CloudTraits, spec: &'a Spec) -> Vec<Written<'a>> {
-    let name = row.provider.as_str();
+    let provider = row.provider.as_str();
     let mut found = Vec::new();
     if let Some(section) = spec.cloud.as_ref() {
         for setting in row.settings {
             if let Some(value) = (setting.read)(section) {
                 found.push(Written {
-                    field: format!("cloud.{name}.{}", setting.field),
-                    pointer: format!("/cloud/{name}/{}", setting.field),
+                    provider,
+                    name: setting.field,
+                    node: None,
                     value,
                     grammar: setting.grammar,
                 });
@@ -103,8 +122,9 @@ pub fn written<'a>(row: &CloudTraits, spec: &'a Spec) -> Vec<Written<'a>> {
     for (index, node) in spec.nodes.iter().enumerate() {
         if let Some(value) = node.cloud.as_ref().and_then(identity.read) {
             found.push(Written {
-                field: format!("cloud.{}", identity.field),
-                pointer: format!("/nodes/{index}/cloud/{}", identity.field),
+                provider,
+                name: identity.field,
+                node: Some(index),
                 value,
                 grammar: identity.grammar,
             });

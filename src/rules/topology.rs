@@ -304,10 +304,10 @@ fn check_cloud_identifiers(context: &Context, found: &mut Vec<Diagnostic>) {
             found.push(
                 Diagnostic::new(
                     &CLOUD_IDENTIFIER_MALFORMED,
-                    value(written.pointer),
+                    value(written.pointer()),
                     format!(
                         "`{}` `{}` must be {}",
-                        written.field,
+                        written.field(),
                         escape::bounded(written.value, 80),
                         grammar.rule
                     ),

@@ -73,7 +73,9 @@ fn refuse_identifiers_a_cli_would_load(spec: &Spec) -> Result<(), RenderError> {
     {
         Some(written) => Err(RenderError(format!(
             "routes: `{}` at {} is read by the cloud CLI as a file, a URL or an option; write the identifier itself ({}, HG406)",
-            written.field, written.pointer, written.grammar.rule
+            written.field(),
+            written.pointer(),
+            written.grammar.rule
         ))),
         None => Ok(()),
     }
