@@ -1092,16 +1092,13 @@ fn check_kubeadm(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
             KUBEADM_HELP,
         ));
     }
-    if let Some((domain, source)) = text(config, "/networking/dnsDomain")
-        && domain != plan.dns_domain
-    {
-        found.push(config_mismatch(
-            "/kubernetes/dnsDomain",
-            format!("kubeadm's DNS domain is `{domain}` ({source})"),
-            plan.dns_domain.clone(),
-            KUBEADM_HELP,
-        ));
-    }
+    check_dns_domain(
+        plan,
+        config,
+        "/networking/dnsDomain",
+        "kubeadm's DNS domain",
+        found,
+    );
     check_allocation(plan, config, found);
     let mask = extra_arg(config, "node-cidr-mask-size-ipv4")
         .or_else(|| extra_arg(config, "node-cidr-mask-size"));
@@ -1185,12 +1182,29 @@ fn check_kubelet(plan: &Plan, config: &Embedded, found: &mut Vec<Diagnostic>) {
             "set the kubelet's `clusterDNS` to the planned DNS address (kubeadm uses the 10th address of the Service subnet)",
         ));
     }
-    if let Some((domain, source)) = text(config, "/clusterDomain")
+    check_dns_domain(
+        plan,
+        config,
+        "/clusterDomain",
+        "the kubelet's `clusterDomain`",
+        found,
+    );
+}
+
+/// HG507 for a configuration's DNS domain (at `pointer`, named `what`) other than the plan's.
+fn check_dns_domain(
+    plan: &Plan,
+    config: &Embedded,
+    pointer: &str,
+    what: &str,
+    found: &mut Vec<Diagnostic>,
+) {
+    if let Some((domain, source)) = text(config, pointer)
         && domain != plan.dns_domain
     {
         found.push(config_mismatch(
             "/kubernetes/dnsDomain",
-            format!("the kubelet's `clusterDomain` is `{domain}` ({source})"),
+            format!("{what} is `{domain}` ({source})"),
             plan.dns_domain.clone(),
             KUBEADM_HELP,
         ));
