@@ -312,7 +312,7 @@ pub static PAUSE_IMAGES: &[PauseImage] = &[
         image: "registry.k8s.io/pause:3.10",
         builds: &[17763, 20348],
         unknown: &[],
-        source: "CHANGELOG 3.10 (`pause -v` on Windows, kubernetes/kubernetes#125092)",
+        source: "CHANGELOG 3.10 (`pause -v` on Windows, kubernetes/kubernetes#125092); `build/pause/Makefile` at TAG 3.10 (ALL_OSVERSIONS.windows := 1809 ltsc2022)",
     },
     // From 3.10.1 the Makefile builds one variant per os.version of the base image
     // `windows-pause-image-base:v0.4.1`, and no readable source lists those versions.
