@@ -103,22 +103,22 @@ const MISTAKES: &[Mistake] = &[
         what: "an RKE2 release without its patch",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.4+rke2r1\"",
-            mistaken: "\"1.31\"",
+            correct: "\"v1.31.14+rke2r1\"",
+            mistaken: "\"1.35\"",
         },
         code: "HG009",
-        line_with: "\"1.31\"",
+        line_with: "\"1.35\"",
         apply: Apply::Value,
     },
     Mistake {
         what: "an RKE2 release with k3s's suffix",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.4+rke2r1\"",
-            mistaken: "\"v1.31.4+k3s1\"",
+            correct: "\"v1.31.14+rke2r1\"",
+            mistaken: "\"v1.31.14+k3s1\"",
         },
         code: "HG601",
-        line_with: "\"v1.31.4+k3s1\"",
+        line_with: "\"v1.31.14+k3s1\"",
         apply: Apply::Value,
     },
     Mistake {
@@ -136,7 +136,7 @@ const MISTAKES: &[Mistake] = &[
         what: "an RKE2 patch typo, told the newest release of the same minor (review row 35)",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.4+rke2r1\"",
+            correct: "\"v1.31.14+rke2r1\"",
             mistaken: "\"v1.31.99+rke2r1\"",
         },
         code: "HG601",
@@ -147,18 +147,18 @@ const MISTAKES: &[Mistake] = &[
         what: "an RKE2 release between published ones, told the nearest",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.4+rke2r1\"",
-            mistaken: "\"v1.31.5+rke2r9\"",
+            correct: "\"v1.31.14+rke2r1\"",
+            mistaken: "\"v1.31.10+rke2r9\"",
         },
         code: "HG601",
-        line_with: "\"v1.31.5+rke2r9\"",
+        line_with: "\"v1.31.10+rke2r9\"",
         apply: Apply::Value,
     },
     Mistake {
         what: "an RKE2 release of a minor that cannot exist: one finding, one answer (review row 38)",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.4+rke2r1\"",
+            correct: "\"v1.31.14+rke2r1\"",
             mistaken: "\"v1.40.1+rke2r1\"",
         },
         code: "HG319",
@@ -1150,8 +1150,8 @@ fn human_reports_never_wrap_inside_a_code_span() {
 #[test]
 fn an_rke2_release_that_does_not_exist_is_told_one_of_its_minor() {
     let original = std::fs::read_to_string(root().join(RKE2)).unwrap();
-    for mistaken in ["v1.31.99+rke2r1", "v1.31.5+rke2r9"] {
-        let spec = original.replacen("\"v1.31.4+rke2r1\"", &format!("\"{mistaken}\""), 1);
+    for mistaken in ["v1.31.99+rke2r1", "v1.31.10+rke2r9"] {
+        let spec = original.replacen("\"v1.31.14+rke2r1\"", &format!("\"{mistaken}\""), 1);
         let found = findings(&format!("rke2-{mistaken}.yaml"), &spec);
         let [finding] = found.as_slice() else {
             panic!("{mistaken}: {found:?}")

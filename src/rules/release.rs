@@ -40,27 +40,33 @@ declare_rules! {
     /// ### What it checks
     /// The pinned releases against hybridgen's advisory table: `flannel.version` where the
     /// Windows nodes run that flanneld (kubeadm's HostProcess path; RKE2 bundles its own, HG602,
-    /// and KubeCluster.ps1 always installs v0.11.0), and each Windows node's build revision. An
-    /// error where the bug is shown for this setup, a warning where it is shown on a related one
-    /// or hits only nodes the spec cannot describe (more than one network adapter).
+    /// and KubeCluster.ps1 always installs v0.11.0), each Windows node's build revision, and the
+    /// Kubernetes release, whose kube-proxy every setup runs on Windows. An error where the bug
+    /// is shown for this setup, a warning where it is shown on a related one, hits only nodes the
+    /// spec cannot describe (more than one network adapter) or only some Services.
     ///
     /// ### Why it matters
     /// These releases plan and render like any other and then leave Windows nodes without a
     /// network: flannel v0.25.3's Windows vxlan backend gives up waiting for an interface that
-    /// is there, and Windows Server 2022's July to September 2024 updates broke container
-    /// networking on Kubernetes until the October 2024 update. Before v0.24.1 flanneld on
-    /// Windows ignores `--iface`: on a node with more than one network adapter it may build its
-    /// HNS network on another adapter than the node address's.
+    /// is there, v0.25.3 and v0.25.4's host-gw backend for a bridge endpoint that attached, and
+    /// Windows Server 2022's July to September 2024 updates broke container networking on
+    /// Kubernetes until the October 2024 update. Before v0.24.1 flanneld on Windows ignores
+    /// `--iface`: on a node with more than one network adapter it may build its HNS network on
+    /// another adapter than the node address's. Windows kube-proxy from 1.31 fails to create
+    /// endpoints for reused pod addresses until 1.31.9, 1.32.5 and 1.33.1, and on Windows
+    /// Server 2025 keeps old endpoints in Services until 1.32.6 and 1.33.2.
     ///
     /// ### Fix
-    /// Use the release the message names as fixed: flannel `v0.25.4` (`v0.24.1` for the adapter
-    /// choice, which only matters on nodes with more than one adapter) or later, or update the
-    /// Windows nodes to the fixing update's revision and write it in `windows.build`.
+    /// Use the release the message names as fixed: flannel `v0.25.4` (`v0.25.5` on host-gw;
+    /// `v0.24.1` for the adapter choice, which only matters on nodes with more than one adapter)
+    /// or later, the Kubernetes patch the help names, or update the Windows nodes to the fixing
+    /// update's revision and write it in `windows.build`.
     ///
     /// ### References
-    /// flannel-io/flannel 727fc083 and 42601e98; flannel-io/flannel#1852 and 761c2578;
-    /// rancher/rke2#6171; microsoft/Windows-Containers#516;
-    /// KB5044281; projectcalico/calico#9019.
+    /// flannel-io/flannel 727fc083, 42601e98 and 49ce9839 (flannel-io/flannel#1998);
+    /// flannel-io/flannel#1852 and 761c2578; rancher/rke2#6171; microsoft/Windows-Containers#516;
+    /// KB5044281; projectcalico/calico#9019; kubernetes/kubernetes#131427, #131466, #131506
+    /// and the 1.31–1.33 CHANGELOGs.
     KNOWN_BROKEN_RELEASE = ("HG320", "known-broken-release", Error, Some(check_advisories));
 
     /// ### What it checks
@@ -163,7 +169,7 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
     }
     let scope = match plan.flannel.backend {
         Backend::Vxlan => Scope::WindowsVxlan,
-        Backend::HostGw => Scope::Windows,
+        Backend::HostGw => Scope::WindowsHostGw,
     };
     // On RKE2 the Windows flanneld is RKE2's own (HG602), and KubeCluster.ps1 downloads flanneld
     // v0.11.0 whatever the spec says (sig-windows-tools `kubeadm/KubeClusterHelper.psm1`): only
@@ -178,21 +184,45 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
                 advisory,
                 value("/flannel/version"),
                 message,
+                None,
             ));
         }
     }
-    for (pointer, build) in declared_builds(plan) {
-        for advisory in advisories::windows_build(build, scope) {
+    let builds = declared_builds(plan);
+    for (pointer, build) in &builds {
+        for advisory in advisories::windows_build(*build, scope) {
             let message = format!("Windows build {build}: {}", advisory.effect);
-            found.push(advisory_finding(advisory, value(pointer.clone()), message));
+            found.push(advisory_finding(
+                advisory,
+                value(pointer.clone()),
+                message,
+                None,
+            ));
+        }
+    }
+    // Every setup runs the kube-proxy of the cluster's release on Windows: KubeCluster.ps1 and
+    // the HostProcess image download it by that version, and RKE2 ships its own of it.
+    if let Ok(version) = &plan.kubernetes_version {
+        let builds: Vec<u32> = builds.values().map(|build| build.build).collect();
+        for advisory in advisories::kube_proxy(*version, &builds) {
+            let message = format!("Kubernetes {version}: {}", advisory.effect);
+            let location = value("/kubernetes/version");
+            found.push(advisory_finding(
+                advisory,
+                location,
+                message,
+                Some(*version),
+            ));
         }
     }
 }
 
+/// `kubernetes`: the release a kube-proxy advisory was found for, whose line's fix the help names.
 fn advisory_finding(
     advisory: &Advisory,
     location: crate::diagnostic::Location,
     message: String,
+    kubernetes: Option<Release>,
 ) -> Diagnostic {
     let help = match advisory.affected {
         Affected::Flannel { fixed, .. } => format!("use flannel `v{fixed}` or later"),
@@ -202,6 +232,14 @@ fn advisory_finding(
             update,
             ..
         } => format!("install {update} or later and write `10.0.{build}.{fixed}`"),
+        Affected::KubeProxy { .. } => {
+            match kubernetes.and_then(|r| advisory.affected.kube_proxy_fix(r)) {
+                Some(fix) => {
+                    format!("use Kubernetes {fix} or later, whose Windows kube-proxy has the fix")
+                }
+                None => "use a Kubernetes release whose Windows kube-proxy has the fix".to_string(),
+            }
+        }
     };
     let finding = Diagnostic::new(&KNOWN_BROKEN_RELEASE, location, message)
         .label(format!("known bug: {}", advisory.reference))
