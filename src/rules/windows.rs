@@ -149,6 +149,12 @@ declare_rules! {
     /// Remove `windows.setup` from 1.24 on (or with `windows.hostProcess`); before 1.18 use
     /// `kubecluster`, or Kubernetes 1.18 or later for `wins-daemonsets`.
     ///
+    /// What `render` writes for `wins-daemonsets`: `windows/kube-flannel-wins.yml` and
+    /// `windows/kube-proxy-wins.yml` (sig-windows-tools' manifests at commit 1ab39f1, their
+    /// dockerd variant only), and steps that run sig-windows-tools' own `PrepareNode.ps1` of that
+    /// commit on each node, then `kubeadm join`. It renders no per-node file, no Docker install
+    /// and no kubelet configuration of its own for this setup.
+    ///
     /// ### References
     /// kubernetes-sigs/sig-windows-tools commit ea35456 ("Adds flannel (overlay + l2bridge) and
     /// kube-proxy yml") and PR #271 (removes them with dockershim); kubernetes PR #106907
