@@ -299,6 +299,10 @@ fn join_commands(context: &ChangeContext, node: &Move, out: &str) -> Vec<String>
             Some(WindowsSetup::KubeCluster) => vec![format!(
                 "on `{name}`: copy {out}/windows/{name}/ and run KubeCluster.ps1 with its configuration"
             )],
+            // No per-node file: the DaemonSets reach the node once it has joined.
+            Some(WindowsSetup::WinsDaemonSets) => vec![format!(
+                "on `{name}`: run sig-windows-tools' PrepareNode.ps1 with `-ContainerRuntime Docker`, then the `kubeadm join` of `kubeadm token create --print-join-command` ({out}/README.md shows both)"
+            )],
             _ => vec![format!(
                 "on `{name}`: copy {out}/windows/{name}/ to the node and run `powershell -File join.ps1` (with KUBEADM_TOKEN and KUBEADM_CA_HASH set)"
             )],

@@ -11,6 +11,7 @@ use crate::plan::distribution::Distribution;
 use crate::plan::releases::advisories::{self, Certainty, Scope};
 use crate::plan::releases::{containerd, kubernetes, rke2, skew};
 use crate::plan::version::Release;
+use crate::render::kubeadm::windows::wins;
 use crate::rules::change::{self as rules, ChangeContext};
 use crate::spec::Backend;
 use std::collections::VecDeque;
@@ -327,14 +328,23 @@ impl Upgrade<'_> {
     /// Windows kubelets need, Windows workers, then the containerd they run with.
     fn kubeadm_stage(&mut self, stage: &Stage) {
         self.kubeadm_control_plane(stage);
-        let host_process = self.context.new.plan.windows_setup == Some(WindowsSetup::HostProcess);
+        let setup = self.context.new.plan.windows_setup;
+        let host_process = setup == Some(WindowsSetup::HostProcess);
+        let wins = setup == Some(WindowsSetup::WinsDaemonSets);
         if host_process && !self.groups.windows.is_empty() {
             self.windows_kube_proxy(stage);
+        }
+        if wins && !self.groups.windows.is_empty() {
+            self.wins_kube_proxy(stage);
         }
         self.kubeadm_linux_workers(stage);
         self.containerd_before(stage.release.minor);
         if !self.groups.windows.is_empty() {
-            self.kubeadm_windows_workers(stage, host_process);
+            if wins {
+                self.wins_windows_workers(stage);
+            } else {
+                self.kubeadm_windows_workers(stage, host_process);
+            }
         }
         self.containerd_after(stage.release.minor, stage.last);
     }
@@ -400,6 +410,41 @@ impl Upgrade<'_> {
             "kubectl apply -f {out}/windows/kube-proxy-windows.yml"
         ));
         self.state.set(Component::KubeProxy, WINDOWS, stage.release);
+        self.push_stage(stage, step);
+    }
+
+    /// The wins kube-proxy DaemonSet names sig-windows-tools' image of each Kubernetes release:
+    /// applying the new render moves it.
+    fn wins_kube_proxy(&mut self, stage: &Stage) {
+        let out = self.out(stage);
+        let step = Step::new(
+            format!("Windows kube-proxy to {}", stage.tag),
+            Action::Rerender,
+            KUBE_PROXY_AFTER_CONTROL_PLANE,
+        )
+        .topics(&[wins::KUBE_PROXY_PATH, "patches/kube-proxy"])
+        .command(format!("kubectl apply -f {out}/{}", wins::KUBE_PROXY_PATH));
+        self.state.set(Component::KubeProxy, WINDOWS, stage.release);
+        self.push_stage(stage, step);
+    }
+
+    /// A Windows node of the wins DaemonSets, as the Kubernetes docs' "Upgrading Windows nodes"
+    /// has it: kubeadm.exe of the release, `kubeadm upgrade node`, then kubelet.exe with the
+    /// service stopped (`PrepareNode.ps1` put both in `C:\k`).
+    fn wins_windows_workers(&mut self, stage: &Stage) {
+        let (release, windows) = (stage.release, self.groups.windows.clone());
+        let mut step = Step::new(
+            format!("Windows workers to {}", stage.tag),
+            Action::InPlace,
+            KUBEADM_WINDOWS_NODES,
+        )
+        .nodes(&windows);
+        for node in &windows {
+            step = step.commands(drained(node, format!(
+                "on `{node}`: `curl.exe -fLo C:\\k\\kubeadm.exe https://dl.k8s.io/v{release}/bin/windows/amd64/kubeadm.exe`, `kubeadm upgrade node`, `Stop-Service kubelet`, `curl.exe -fLo C:\\k\\kubelet.exe https://dl.k8s.io/v{release}/bin/windows/amd64/kubelet.exe`, `Start-Service kubelet`"
+            )));
+        }
+        self.state.set(Component::Kubelet, WINDOWS, release);
         self.push_stage(stage, step);
     }
 

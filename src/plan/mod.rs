@@ -18,7 +18,7 @@ pub mod windows_image;
 pub use address::{InputError, Problem};
 
 pub use crate::spec::PodCidrs;
-use crate::spec::{Backend, Os, Provider, Role, Runtime, Spec};
+use crate::spec::{Backend, Os, Provider, Role, Runtime, Setup, Spec};
 use ipnet::Ipv4Net;
 use std::net::Ipv4Addr;
 pub use version::release_tag;
@@ -82,6 +82,11 @@ pub enum WindowsSetup {
     /// sig-windows-tools' KubeCluster.ps1 with dockerd (`Kubecluster*.json`): Kubernetes before
     /// 1.24.
     KubeCluster,
+    /// flanneld and kube-proxy as DaemonSets on dockerd, run on the host through rancher/wins,
+    /// `kubeadm join` per node (sig-windows-tools `kubeadm/flannel/flannel-overlay.yml`,
+    /// `kubeadm/kube-proxy/kube-proxy.yml`, `kubeadm/scripts/PrepareNode.ps1`, 2020-02 to
+    /// 2023-04): Kubernetes 1.18 to 1.23 when `windows.setup: wins-daemonsets` is written.
+    WinsDaemonSets,
     /// containerd, flanneld and kube-proxy as HostProcess DaemonSets, `kubeadm join` per node:
     /// Kubernetes 1.24 and later (dockershim is gone), or earlier when `windows.hostProcess` is
     /// written.
@@ -424,25 +429,32 @@ fn parse_release(text: &str, what: &str, example: &str) -> Parsed<Release> {
     })
 }
 
-/// KubeCluster.ps1 while the kubelet has dockershim (before 1.24), HostProcess without it, or
-/// earlier when the spec asks for it with `windows.hostProcess` (HG311 says where that cannot
-/// work).
+/// KubeCluster.ps1 while the kubelet has dockershim (before 1.24), or the wins DaemonSets when
+/// `windows.setup` declares them; HostProcess without dockershim, or earlier when the spec asks
+/// for it with `windows.hostProcess` (HG311 says where that cannot work, HG330 where a declared
+/// setup does not exist).
 fn windows_setup(
     spec: &Spec,
     kubernetes: Option<&releases::kubernetes::Resolved>,
     has_windows: bool,
 ) -> Option<WindowsSetup> {
     let kubernetes = kubernetes.filter(|_| has_windows)?;
-    let asked = spec
-        .windows
-        .as_ref()
-        .is_some_and(|windows| windows.host_process.is_some());
+    let windows = spec.windows.as_ref();
+    let asked = windows.is_some_and(|windows| windows.host_process.is_some());
+    let declared = windows.and_then(|windows| windows.setup);
     Some(if !kubernetes.row.dockershim || asked {
         WindowsSetup::HostProcess
+    } else if declared == Some(Setup::WinsDaemonsets) {
+        WindowsSetup::WinsDaemonSets
     } else {
         WindowsSetup::KubeCluster
     })
 }
+
+/// The first Kubernetes minor of the wins DaemonSets: sig-windows-tools added them on 2020-02-07
+/// (commit ea35456, "Adds flannel (overlay + l2bridge) and kube-proxy yml"), and the Kubernetes
+/// docs' "Adding Windows nodes" guide of release 1.18 is the first to use them.
+pub const WINS_DAEMONSETS_FIRST_MINOR: u32 = 18;
 
 fn plan_flannel(
     spec: &Spec,
@@ -461,6 +473,8 @@ fn plan_flannel(
     });
     let vni = flannel.vni.unwrap_or(default_vni);
     let host_process = setup == Some(WindowsSetup::HostProcess);
+    // Both DaemonSet setups leave the HNS network to flanneld, which names it itself.
+    let flannel_names_it = host_process || setup == Some(WindowsSetup::WinsDaemonSets);
     // On RKE2 the release decides flannel: the flanneld its Windows agents run, whose release
     // the Linux chart wraps too.
     let bundled = rke2
@@ -483,7 +497,7 @@ fn plan_flannel(
         network_name: flannel.network_name.clone().unwrap_or_else(|| {
             if let Some(fixed) = distribution.windows_network {
                 fixed.into()
-            } else if host_process {
+            } else if flannel_names_it {
                 flannel_network_name(backend, vni)
             } else {
                 expected_network_name(backend).into()
@@ -498,6 +512,26 @@ fn plan_flannel(
         },
         distribution_namespace: distribution.flannel_namespace,
     }
+}
+
+/// The flannel releases sig-windows-tools published `sigwindowstools/flannel:v<release>-nanoserver`
+/// images of for the wins DaemonSets (`kubeadm/flannel/buildconfig.json`, last at commit
+/// 98813c8, before the DaemonSets were removed in ee59f5d, kubernetes-sigs/sig-windows-tools#271).
+pub const WINS_FLANNEL_RELEASES: [&str; 4] = ["v0.12.0", "v0.13.0", "v0.14.0", "v0.15.1"];
+
+/// The Windows flanneld image of the wins DaemonSets for a flannel release tag, when
+/// sig-windows-tools published one (the manifest list `build.ps1` pushes).
+pub fn wins_flannel_image(tag: &str) -> Option<String> {
+    WINS_FLANNEL_RELEASES
+        .contains(&tag)
+        .then(|| format!("sigwindowstools/flannel:{tag}-nanoserver"))
+}
+
+/// The Windows kube-proxy image of the wins DaemonSets: sig-windows-tools `kubeadm/kube-proxy/
+/// build.ps1` pushes `sigwindowstools/kube-proxy:<tag>-nanoserver` for each kube-proxy tag of
+/// registry.k8s.io, and `kube-proxy.yml` names it with the placeholder `VERSION`.
+pub fn wins_kube_proxy_image(kubernetes: &version::Release) -> String {
+    format!("sigwindowstools/kube-proxy:v{kubernetes}-nanoserver")
 }
 
 /// The HNS network the Windows node setup (KubeCluster.ps1) creates and waits for.

@@ -118,6 +118,8 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "windows/download-stage.j2",
     "windows/kube-proxy.Dockerfile.j2",
     "windows/kubeadm-join.yaml.j2",
+    "windows/wins-flannel.yml.j2",
+    "windows/wins-kube-proxy.yml.j2",
 ];
 
 /// The template environment, built once per process: strict undefined values, no auto-escaping

@@ -168,10 +168,10 @@ fn windows<'a>(input: &'a Input) -> Option<Windows<'a>> {
         _ => None,
     };
     Some(Windows {
-        setup: if host_process {
-            "hostprocess"
-        } else {
-            "kubecluster"
+        setup: match setup {
+            WindowsSetup::HostProcess => "hostprocess",
+            WindowsSetup::WinsDaemonSets => "wins-daemonsets",
+            WindowsSetup::KubeCluster => "kubecluster",
         },
         runtime: match windows.runtime {
             Runtime::Dockerd => "dockerd",

@@ -15,6 +15,7 @@
 //! ([`crate::escape::markdown_text`], [`crate::escape::markdown_code`]), names in commands are
 //! printable ASCII ([`script_value`]) quoted for their shell.
 
+use super::kubeadm::windows::{hostprocess, wins};
 use super::node_secret::NodeSecret;
 use super::script::{path_segment, powershell_quote, script_value, shell_word};
 use super::{Artifact, Input, RenderError};
@@ -45,6 +46,9 @@ const KUBEADM_HA: &str =
 /// Where sig-windows-tools keeps KubeCluster.ps1 and its helper module.
 const KUBECLUSTER_RAW: &str =
     "https://raw.githubusercontent.com/kubernetes-sigs/sig-windows-tools/master/kubeadm";
+/// sig-windows-tools' `PrepareNode.ps1` for the wins DaemonSets on dockerd: the last revision
+/// before its 1.24 changes (commit ba81c7a) took `-ContainerRuntime Docker` and installed wins.
+const PREPARE_NODE_RAW: &str = "https://raw.githubusercontent.com/kubernetes-sigs/sig-windows-tools/1ab39f18380ca077be6d6c9105efd7f74fdc5afa/kubeadm/scripts/PrepareNode.ps1";
 
 /// Who runs a step.
 enum Machine<'a> {
@@ -420,9 +424,18 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
         });
     }
 
-    // 4-5. The HostProcess images and DaemonSets.
+    // 4-5. The HostProcess images and the Windows DaemonSets (HostProcess or wins).
     let windows: Vec<&NodePlan> = plan.nodes.iter().filter(|n| n.os == Os::Windows).collect();
-    if plan.windows_setup == Some(WindowsSetup::HostProcess) {
+    let daemonsets = matches!(
+        plan.windows_setup,
+        Some(WindowsSetup::HostProcess | WindowsSetup::WinsDaemonSets)
+    );
+    if daemonsets {
+        let (flannel, kube_proxy) = if plan.windows_setup == Some(WindowsSetup::WinsDaemonSets) {
+            (wins::FLANNEL_PATH, wins::KUBE_PROXY_PATH)
+        } else {
+            (hostprocess::FLANNEL_PATH, hostprocess::KUBE_PROXY_PATH)
+        };
         if paths.contains("windows/images/build.sh") {
             let mut lines: Vec<String> = registries(input)
                 .iter()
@@ -440,10 +453,9 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
             );
         }
         steps.push(
-            Step::new(Machine::Workstation, "the Windows DaemonSets").bash(vec![
-                "kubectl apply -f windows/kube-flannel-windows.yml -f windows/kube-proxy-windows.yml"
-                    .into(),
-            ]).text("They schedule only on Windows nodes, so nothing runs until the next steps."),
+            Step::new(Machine::Workstation, "the Windows DaemonSets")
+                .bash(vec![format!("kubectl apply -f {flannel} -f {kube_proxy}")])
+                .text("They schedule only on Windows nodes, so nothing runs until the next steps."),
         );
     }
 
@@ -458,6 +470,9 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
         .copy(Os::Windows, address, std::slice::from_ref(&dir));
         let join = on_windows(&format!("{dir}/join.ps1"));
         steps.push(match plan.windows_setup {
+            Some(WindowsSetup::WinsDaemonSets) => {
+                wins_node_step(node, address, &network_version(input)?)
+            }
             Some(WindowsSetup::KubeCluster) => {
                 let config = ["Kubeclustervxlan.json", "Kubeclusterbridge.json"]
                     .into_iter()
@@ -510,6 +525,39 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
         });
     }
     Ok(steps)
+}
+
+/// A Windows worker of the wins DaemonSets: sig-windows-tools' `PrepareNode.ps1` on dockerd, then
+/// the same `kubeadm join` as a Linux worker; flanneld and kube-proxy come with the DaemonSets.
+fn wins_node_step<'a>(node: &'a NodePlan, address: Ipv4Addr, kubernetes: &str) -> Step<'a> {
+    Step::new(
+        Machine::Node(node, address),
+        "Windows worker, PrepareNode.ps1 and kubeadm join as Administrator",
+    )
+    .text(format!(
+        "On {}, with Docker installed and running (`PrepareNode.ps1` stops without it), in an \
+         elevated PowerShell: sig-windows-tools' `PrepareNode.ps1` downloads kubelet and kubeadm \
+         {}, installs rancher/wins as a service (the DaemonSets start flanneld and kube-proxy on \
+         the host through it) and the kubelet as a service after Docker:",
+        markdown_code(&node.name),
+        markdown_code(kubernetes)
+    ))
+    .powershell(vec![
+        format!("curl.exe -fLO {PREPARE_NODE_RAW}"),
+        format!(
+            "powershell -ExecutionPolicy Bypass -File .\\PrepareNode.ps1 -KubernetesVersion {kubernetes} -ContainerRuntime Docker"
+        ),
+    ])
+    .text(
+        "Then run the `kubeadm join` command `kubeadm token create --print-join-command` printed \
+         in step 1. The node turns Ready once the flannel DaemonSet's pod has created the HNS \
+         network.",
+    )
+}
+
+/// The Kubernetes version as `PrepareNode.ps1` takes it (`v1.22.4`).
+fn network_version(input: &Input) -> Result<String, RenderError> {
+    Ok(format!("v{}", input.network()?.kubernetes))
 }
 
 /// The registries `build.sh` pushes to, for `docker login`: an image reference's first part when
@@ -962,6 +1010,11 @@ fn summary(input: &Input) -> String {
             (Distribution::Kubeadm, Some(WindowsSetup::HostProcess)) => {
                 "Windows nodes join with `kubeadm join` and run flanneld and kube-proxy as \
                  HostProcess containers, from images built for this cluster."
+            }
+            (Distribution::Kubeadm, Some(WindowsSetup::WinsDaemonSets)) => {
+                "Windows nodes join with `kubeadm join` on dockerd and run flanneld and \
+                 kube-proxy from DaemonSets through rancher/wins (sig-windows-tools' `kubeadm/` \
+                 setup of Kubernetes 1.18 to 1.23)."
             }
             (Distribution::Kubeadm, Some(WindowsSetup::KubeCluster) | None) => {
                 "Windows nodes are set up and joined by sig-windows-tools' KubeCluster.ps1 \

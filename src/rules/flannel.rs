@@ -6,6 +6,7 @@ use crate::plan::cloud;
 use crate::plan::flannel_release::{self, Feature, FlannelRelease};
 use crate::plan::{
     Plan, WINDOWS_VXLAN_PORT, WINDOWS_VXLAN_VNI, WindowsSetup, expected_network_name,
+    flannel_network_name,
 };
 use crate::spec::{Backend, Provider};
 
@@ -71,26 +72,28 @@ declare_rules! {
     /// ### What it checks
     /// Where the Windows nodes are set up with KubeCluster.ps1 (Kubernetes before 1.24), that
     /// `networkName` is the HNS network that setup creates and waits for: `vxlan0` for vxlan,
-    /// `cbr0` for host-gw. On the HostProcess path (1.24 and later) the name is free: hybridgen
-    /// writes it into `net-conf.json` as `Backend.Name`, and HG314 checks it.
+    /// `cbr0` for host-gw. With `windows.setup: wins-daemonsets` (Kubernetes 1.18 to 1.23,
+    /// sig-windows-tools' DaemonSets that run flanneld and kube-proxy on Docker through
+    /// rancher/wins), that it is the name flanneld gives the network itself: `flannel.<vni>` for
+    /// vxlan, `cbr0` for host-gw. On the HostProcess path (1.24 and later) the name is free:
+    /// hybridgen writes it into `net-conf.json` as `Backend.Name`, and HG314 checks it.
     ///
     /// ### Why it matters
-    /// The setup waits 60 s for that network, then fails ("Fail to create the network"); the CNI
-    /// configuration and kube-proxy look it up by name.
+    /// KubeCluster.ps1 waits 60 s for its network, then fails ("Fail to create the network"); the
+    /// wins DaemonSets' net-conf.json has no `Backend.Name`, so flanneld creates its default
+    /// name, while their CNI configuration and kube-proxy (`KUBE_NETWORK`) look the network up by
+    /// the planned one.
     ///
     /// ### Fix
     /// Use the name the help gives, or leave `networkName` out.
     ///
-    /// Not rendered by hybridgen: the other setup of Kubernetes 1.18–1.23, sig-windows-tools'
-    /// DaemonSets (`kubeadm/flannel/flannel-overlay.yml`) that ran flanneld and kube-proxy on Docker
-    /// through rancher/wins, named the network `flannel.<VNI>`. A cluster set up that way keeps its
-    /// name only by moving to the HostProcess setup (Kubernetes 1.24 and later), where the name is
-    /// free; `hybridgen plan NEW --from OLD` shows that move (HG711).
-    ///
     /// ### References
-    /// kubernetes-sigs/sig-windows-tools `kubeadm/KubeCluster.ps1` (`$NetworkName`) and
-    /// `kubeadm/flannel/flannel-overlay.yml`; microsoft/SDN `Kubernetes/windows/helper.v2.psm1`
-    /// (`WaitForNetwork`).
+    /// kubernetes-sigs/sig-windows-tools `kubeadm/KubeCluster.ps1` (`$NetworkName`),
+    /// `kubeadm/flannel/flannel-overlay.yml` (`"name": "flannel.4096"`) and
+    /// `kubeadm/flannel/flannel-host-gw.yml` (`"name": "cbr0"`) at commit 1ab39f1;
+    /// flannel-io/flannel `pkg/backend/vxlan/vxlan_windows.go` and
+    /// `pkg/backend/hostgw/hostgw_windows.go`; microsoft/SDN
+    /// `Kubernetes/windows/helper.v2.psm1` (`WaitForNetwork`).
     HNS_NETWORK_NAME = ("HG205", "hns-network-name", Error, Some(check_network_name));
 
     /// ### What it checks
@@ -302,21 +305,29 @@ fn check_mac_prefix(context: &Context, found: &mut Vec<Diagnostic>) {
 
 fn check_network_name(context: &Context, found: &mut Vec<Diagnostic>) {
     let plan = context.plan;
-    if context.spec.flannel.network_name.is_none()
-        || plan.windows_setup != Some(WindowsSetup::KubeCluster)
-    {
+    if context.spec.flannel.network_name.is_none() {
         return;
     }
     let backend = plan.flannel.backend;
-    let expected = expected_network_name(backend);
+    let (expected, who) = match plan.windows_setup {
+        Some(WindowsSetup::KubeCluster) => (
+            expected_network_name(backend).to_string(),
+            "the HNS network KubeCluster.ps1 (the Windows setup hybridgen renders before Kubernetes 1.24 by default) creates and waits for",
+        ),
+        Some(WindowsSetup::WinsDaemonSets) => (
+            flannel_network_name(backend, plan.flannel.vni),
+            "the HNS network flanneld of the wins DaemonSets (`windows.setup: wins-daemonsets`) creates",
+        ),
+        _ => return,
+    };
     let name = &plan.flannel.network_name;
-    if name != expected {
+    if *name != expected {
         found.push(
             Diagnostic::new(
                 &HNS_NETWORK_NAME,
                 value("/flannel/networkName"),
                 format!(
-                    "`networkName` `{name}` is not `{expected}`, the HNS network KubeCluster.ps1 (the Windows setup hybridgen renders before Kubernetes 1.24) creates and waits for with {}",
+                    "`networkName` `{name}` is not `{expected}`, {who} with {}",
                     backend.as_str()
                 ),
             )

@@ -676,6 +676,12 @@ static IGNORED: &[Ignored] = &[
         why: "hybridgen installs containerd only on kubeadm's Windows nodes",
     },
     Ignored {
+        pointer: "/windows/setup",
+        written: |spec| windows_written(spec, |windows| windows.setup.is_some()),
+        distributions: NOT_KUBEADM,
+        why: "the distribution sets up its Windows nodes its own way",
+    },
+    Ignored {
         pointer: "/windows/hostProcess",
         written: |spec| windows_written(spec, |windows| windows.host_process.is_some()),
         distributions: NOT_KUBEADM,

@@ -6,8 +6,10 @@ use crate::plan::releases::kubernetes::{self, Known};
 use crate::plan::releases::windows::{self, Has, Update};
 use crate::plan::version::WindowsBuild;
 use crate::plan::windows_image::{image_build, image_runs_on, pause_runs_on};
-use crate::plan::{Plan, WindowsSetup};
-use crate::spec::{Backend, Os, Role, Runtime};
+use crate::plan::{
+    Plan, WINS_DAEMONSETS_FIRST_MINOR, WINS_FLANNEL_RELEASES, WindowsSetup, wins_flannel_image,
+};
+use crate::spec::{Backend, Os, Role, Runtime, Setup};
 use std::collections::BTreeMap;
 
 declare_rules! {
@@ -84,8 +86,10 @@ declare_rules! {
     WINDOWS_KUBERNETES_VERSION = ("HG304", "windows-kubernetes-version", Error, Some(check_kubernetes_support));
 
     /// ### What it checks
-    /// `runtime: containerd` where the Windows nodes are set up with KubeCluster.ps1: Kubernetes
-    /// before 1.24 without `windows.hostProcess`. (From 1.24 the nodes take the HostProcess path,
+    /// `runtime: containerd` where the Windows nodes are set up with KubeCluster.ps1 (Kubernetes
+    /// before 1.24 without `windows.hostProcess`) or with the wins DaemonSets, which hybridgen
+    /// renders for dockerd (sig-windows-tools' `cni-conf.json`; their containerd variant is not
+    /// rendered). (From 1.24 the nodes take the HostProcess path,
     /// whose files `render` writes instead of `Kubeclustervxlan.json`; HG310–HG316 check it.)
     ///
     /// ### Why it matters
@@ -130,6 +134,130 @@ declare_rules! {
     /// ### References
     /// The spec format in the README.
     WINDOWS_SETTINGS_MISSING = ("HG307", "windows-settings-missing", Error, Some(check_settings));
+
+    /// ### What it checks
+    /// That `windows.setup` names a setup the Kubernetes version has: `kubecluster` and
+    /// `wins-daemonsets` need dockershim (before 1.24), `wins-daemonsets` exists from 1.18, and
+    /// neither goes with `windows.hostProcess`.
+    ///
+    /// ### Why it matters
+    /// From 1.24 the kubelet has no dockershim: only the HostProcess setup works, and hybridgen
+    /// renders it whatever `windows.setup` says. sig-windows-tools added the wins DaemonSets in
+    /// February 2020, for Kubernetes 1.18; no guide or image of theirs covers earlier releases.
+    ///
+    /// ### Fix
+    /// Remove `windows.setup` from 1.24 on (or with `windows.hostProcess`); before 1.18 use
+    /// `kubecluster`, or Kubernetes 1.18 or later for `wins-daemonsets`.
+    ///
+    /// What `render` writes for `wins-daemonsets`: `windows/kube-flannel-wins.yml` and
+    /// `windows/kube-proxy-wins.yml` (sig-windows-tools' manifests at commit 1ab39f1, their
+    /// dockerd variant only), and steps that run sig-windows-tools' own `PrepareNode.ps1` of that
+    /// commit on each node, then `kubeadm join`. It renders no per-node file, no Docker install
+    /// and no kubelet configuration of its own for this setup.
+    ///
+    /// ### References
+    /// kubernetes-sigs/sig-windows-tools commit ea35456 ("Adds flannel (overlay + l2bridge) and
+    /// kube-proxy yml") and PR #271 (removes them with dockershim); kubernetes PR #106907
+    /// (dockershim removed in 1.24); the Kubernetes docs "Adding Windows nodes" of releases 1.18 to
+    /// 1.22.
+    WINDOWS_SETUP_RELEASE = ("HG330", "windows-setup-release", Error, Some(check_setup_release));
+
+    /// ### What it checks
+    /// `windows.setup: wins-daemonsets`: that `flannel.version` is a release sig-windows-tools
+    /// published a Windows flanneld image of (`sigwindowstools/flannel:<release>-nanoserver`):
+    /// v0.12.0, v0.13.0, v0.14.0 or v0.15.1.
+    ///
+    /// ### Why it matters
+    /// The Windows flannel DaemonSet runs that image, and it must be the flannel of the Linux
+    /// manifest: they share `kube-flannel-cfg` and the ServiceAccount `flannel`, in kube-system
+    /// (the manifests of v0.19 and later move to the `kube-flannel` namespace, where the DaemonSet
+    /// would not find kubeadm's `kubeadm-config` and `kube-proxy` ConfigMaps). Any other tag was
+    /// never pushed, and the pods fail to pull it.
+    ///
+    /// ### Fix
+    /// Set `flannel.version` to one of them, e.g. `v0.15.1`.
+    ///
+    /// ### References
+    /// kubernetes-sigs/sig-windows-tools `kubeadm/flannel/buildconfig.json` and `build.ps1`
+    /// (commit 98813c8), `kubeadm/flannel/flannel-overlay.yml`.
+    WINS_FLANNEL_IMAGE_MISSING = ("HG331", "wins-flannel-image-missing", Error, Some(check_wins_flannel));
+}
+
+fn check_setup_release(context: &Context, found: &mut Vec<Diagnostic>) {
+    let Some(windows) = &context.spec.windows else {
+        return;
+    };
+    let (Some(declared), Some(setup), Some(kubernetes)) = (
+        windows.setup,
+        context.plan.windows_setup,
+        context.plan.kubernetes_version.as_ref().ok(),
+    ) else {
+        return;
+    };
+    let problem = if setup == WindowsSetup::HostProcess {
+        let why = if windows.host_process.is_some() {
+            "`windows.hostProcess` is written".to_string()
+        } else {
+            format!("Kubernetes {kubernetes} has no dockershim")
+        };
+        Some((
+            format!(
+                "`setup: {}` with Kubernetes {kubernetes}: {why}, and the Windows nodes take the HostProcess setup",
+                declared.as_str()
+            ),
+            "remove `setup`: from Kubernetes 1.24 (or with `hostProcess`) the only setup is HostProcess".to_string(),
+        ))
+    } else if declared == Setup::WinsDaemonsets && kubernetes.minor < WINS_DAEMONSETS_FIRST_MINOR {
+        Some((
+            format!(
+                "`setup: wins-daemonsets` with Kubernetes {kubernetes}: sig-windows-tools' wins DaemonSets start at 1.{WINS_DAEMONSETS_FIRST_MINOR}"
+            ),
+            format!(
+                "use `setup: kubecluster`, or Kubernetes 1.{WINS_DAEMONSETS_FIRST_MINOR} or later"
+            ),
+        ))
+    } else {
+        None
+    };
+    if let Some((message, help)) = problem {
+        found.push(
+            Diagnostic::new(&WINDOWS_SETUP_RELEASE, value("/windows/setup"), message)
+                .label("no such setup for this release")
+                .help(help),
+        );
+    }
+}
+
+fn check_wins_flannel(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if plan.windows_setup != Some(WindowsSetup::WinsDaemonSets) {
+        return;
+    }
+    let Some(release) = &plan.flannel.release else {
+        return;
+    };
+    if wins_flannel_image(&release.tag).is_some() {
+        return;
+    }
+    let newest = WINS_FLANNEL_RELEASES[WINS_FLANNEL_RELEASES.len() - 1];
+    let pointer = if context.spec.flannel.version.is_some() {
+        value("/flannel/version")
+    } else {
+        crate::diagnostic::key("/flannel")
+    };
+    found.push(
+        Diagnostic::new(
+            &WINS_FLANNEL_IMAGE_MISSING,
+            pointer,
+            format!(
+                "flannel {} has no `sigwindowstools/flannel` image for the wins DaemonSets, which exist for {} only",
+                release.tag,
+                WINS_FLANNEL_RELEASES.join(", ")
+            ),
+        )
+        .label("no Windows image")
+        .help(format!("set `flannel.version: {newest}`")),
+    );
 }
 
 /// Every distinct place a Windows build in use is declared, with the build.
@@ -358,7 +486,12 @@ fn check_setup_flow(context: &Context, found: &mut Vec<Diagnostic>) {
     let Some(windows) = &plan.windows else {
         return;
     };
-    if plan.windows_setup == Some(WindowsSetup::KubeCluster)
+    let dockerd_setup = match plan.windows_setup {
+        Some(WindowsSetup::KubeCluster) => Some("the KubeCluster.ps1 node setup supports"),
+        Some(WindowsSetup::WinsDaemonSets) => Some("the wins DaemonSets hybridgen renders run on"),
+        _ => None,
+    };
+    if let Some(setup) = dockerd_setup
         && windows.runtime == Runtime::Containerd
     {
         let kubernetes = plan
@@ -369,9 +502,9 @@ fn check_setup_flow(context: &Context, found: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 &WINDOWS_SETUP_INCOMPATIBLE,
                 value("/windows/runtime"),
-                format!("`runtime: containerd` with Kubernetes {kubernetes}: the KubeCluster.ps1 node setup supports dockerd only"),
+                format!("`runtime: containerd` with Kubernetes {kubernetes}: {setup} dockerd only"),
             )
-            .label("KubeCluster.ps1 needs dockerd")
+            .label("this setup needs dockerd")
             .help("use `runtime: dockerd`, or Kubernetes 1.24 or later (1.23 with `windows.hostProcess`) for the containerd setup"),
         );
     }

@@ -297,8 +297,9 @@ pub struct Flannel {
     #[schemars(example = &"0E-2A")]
     pub mac_prefix: Option<String>,
     /// The Windows HNS network name. Default with KubeCluster.ps1 (Kubernetes before 1.24):
-    /// `vxlan0` (vxlan) or `cbr0` (host-gw); on the HostProcess path: the name flannel gives it,
-    /// `flannel.<vni>` (vxlan) or `cbr0` (host-gw). Set on the HostProcess path, it is written to
+    /// `vxlan0` (vxlan) or `cbr0` (host-gw); with the wins DaemonSets and on the HostProcess path:
+    /// the name flannel gives it, `flannel.<vni>` (vxlan) or `cbr0` (host-gw), the only name the
+    /// wins DaemonSets take. Set on the HostProcess path, it is written to
     /// `net-conf.json` as `Backend.Name` so that flanneld, the CNI config and kube-proxy agree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"vxlan0")]
@@ -331,7 +332,7 @@ pub struct Windows {
     #[schemars(example = &"10.0.17763.379")]
     pub build: Option<String>,
     /// The container runtime on the Windows nodes. Default: `dockerd` with Kubernetes before 1.24
-    /// (the KubeCluster.ps1 setup), `containerd` on the HostProcess path (Kubernetes 1.24 and later,
+    /// (the KubeCluster.ps1 and wins setups), `containerd` on the HostProcess path (Kubernetes 1.24 and later,
     /// where dockershim is gone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"containerd")]
@@ -339,6 +340,14 @@ pub struct Windows {
     /// containerd on the Windows nodes (the HostProcess path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub containerd: Option<Containerd>,
+    /// The Windows node setup before Kubernetes 1.24, while the kubelet has dockershim:
+    /// `kubecluster` (default: sig-windows-tools' KubeCluster.ps1, HNS network `vxlan0`/`cbr0`) or
+    /// `wins-daemonsets` (Kubernetes 1.18 to 1.23: flanneld and kube-proxy as DaemonSets through
+    /// rancher/wins on dockerd, sig-windows-tools `kubeadm/`, HNS network `flannel.<vni>`/`cbr0`).
+    /// From 1.24 the only setup is HostProcess (`windows.hostProcess`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"wins-daemonsets")]
+    pub setup: Option<Setup>,
     /// How flanneld and kube-proxy run on the Windows nodes from Kubernetes 1.24: as HostProcess
     /// containers, from images built with the recipe `render` writes. Setting it with Kubernetes
     /// 1.23 also selects this path.
@@ -358,6 +367,23 @@ pub struct Windows {
     /// How Windows nodes join the control plane.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control_plane: Option<ControlPlane>,
+}
+
+/// A Windows node setup the spec can declare (`windows.setup`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Setup {
+    Kubecluster,
+    WinsDaemonsets,
+}
+
+impl Setup {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Setup::Kubecluster => "kubecluster",
+            Setup::WinsDaemonsets => "wins-daemonsets",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

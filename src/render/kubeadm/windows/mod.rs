@@ -1,6 +1,8 @@
 //! The Windows node files, by the setup the plan chose ([`WindowsSetup`]):
 //! - Kubernetes before 1.24: [`kubecluster`], one `Kubecluster*.json` per node for
 //!   sig-windows-tools' KubeCluster.ps1;
+//! - Kubernetes 1.18 to 1.23 with `windows.setup: wins-daemonsets`: [`wins`], the flanneld and
+//!   kube-proxy DaemonSets that run them on the host through rancher/wins;
 //! - the HostProcess path (1.24 and later): [`hostprocess`] (the flanneld and kube-proxy
 //!   DaemonSets), [`images`] (the recipe that builds their images) and [`join`] (per node: the
 //!   kubeadm JoinConfiguration and the script that prepares the node and joins it).
@@ -12,6 +14,7 @@ pub mod hostprocess;
 pub mod images;
 pub mod join;
 pub mod kubecluster;
+pub mod wins;
 
 use crate::plan::{NodePlan, Plan, WindowsSetup};
 use crate::render::{Artifact, Input, RenderError};
@@ -22,6 +25,9 @@ pub fn paths(input: &Input) -> Result<Vec<String>, RenderError> {
     match input.plan.windows_setup {
         None => Ok(Vec::new()),
         Some(WindowsSetup::KubeCluster) => kubecluster::paths(input),
+        Some(WindowsSetup::WinsDaemonSets) => {
+            Ok(wins::PATHS.into_iter().map(String::from).collect())
+        }
         Some(WindowsSetup::HostProcess) => {
             let mut paths: Vec<String> = hostprocess::PATHS
                 .into_iter()
@@ -38,6 +44,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     match input.plan.windows_setup {
         None => Ok(Vec::new()),
         Some(WindowsSetup::KubeCluster) => kubecluster::render(input),
+        Some(WindowsSetup::WinsDaemonSets) => wins::render(input),
         Some(WindowsSetup::HostProcess) => {
             let mut artifacts = hostprocess::render(input)?;
             artifacts.extend(images::render(input)?);

@@ -1,0 +1,183 @@
+//! The wins DaemonSets (`windows.setup: wins-daemonsets`, Kubernetes 1.18 to 1.23): the spec plans
+//! clean with the network name flanneld gives (`flannel.<vni>`, `cbr0` for host-gw), and every
+//! rendered object that names the network names that one; the DaemonSets run on Windows only; the
+//! rendered files are reviewed snapshots.
+
+use hybridgen::render::{Artifact, Input, render_all};
+use serde::Deserialize;
+use serde_yaml::Value as Yaml;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const EXAMPLE: &str = "examples/kubeadm-1.22-wins-windows.yaml";
+const HOST_GW: &str = "tests/fixtures/render/wins-1.20-flannel-v0.13-host-gw.yaml";
+const FLANNEL: &str = "windows/kube-flannel-wins.yml";
+const KUBE_PROXY: &str = "windows/kube-proxy-wins.yml";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(root().join(path)).unwrap()
+}
+
+/// The codes `plan` reports for a spec text.
+fn codes(text: &str) -> Vec<&'static str> {
+    let checked = hybridgen::pipeline::check("spec.yaml", text.as_bytes().to_vec());
+    checked.diagnostics.iter().map(|d| d.code()).collect()
+}
+
+fn rendered(path: &str) -> (String, BTreeMap<String, String>) {
+    let checked = hybridgen::pipeline::check(path, read(path).into_bytes());
+    let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
+        panic!("{path} does not plan");
+    };
+    let artifacts = render_all(&Input { spec, plan }).unwrap_or_else(|e| panic!("{path}: {}", e.0));
+    let files = artifacts
+        .into_iter()
+        .map(|Artifact { path, contents, .. }| (path, contents))
+        .collect();
+    (plan.flannel.network_name.clone(), files)
+}
+
+fn documents(text: &str) -> Vec<Yaml> {
+    serde_yaml::Deserializer::from_str(text)
+        .map(|document| Yaml::deserialize(document).unwrap())
+        .filter(|document| !document.is_null())
+        .collect()
+}
+
+fn object<'a>(documents: &'a [Yaml], kind: &str) -> &'a Yaml {
+    documents
+        .iter()
+        .find(|document| document["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind}"))
+}
+
+#[test]
+fn the_example_on_1_22_plans_clean_with_flannel_4096() {
+    let text = read(EXAMPLE);
+    assert!(text.contains("networkName: flannel.4096"));
+    assert_eq!(codes(&text), Vec::<&str>::new());
+}
+
+#[test]
+fn another_network_name_still_fires_hg205_with_the_right_one() {
+    let text = read(EXAMPLE).replace("networkName: flannel.4096", "networkName: vxlan0");
+    let checked = hybridgen::pipeline::check("spec.yaml", text.into_bytes());
+    let hg205 = checked
+        .diagnostics
+        .iter()
+        .find(|d| d.code() == "HG205")
+        .expect("HG205");
+    assert!(
+        format!("{hg205:?}").contains("networkName: flannel.4096"),
+        "{hg205:?}"
+    );
+}
+
+#[test]
+fn the_setup_on_1_24_or_before_1_18_is_a_finding() {
+    let text = read(EXAMPLE);
+    let on_1_17 = text
+        .replace("\"1.22.17\"", "\"1.17.17\"")
+        .replace("v0.15.1", "v0.12.0");
+    assert!(codes(&on_1_17).contains(&"HG330"));
+    let on_1_24 = text.replace("\"1.22.17\"", "\"1.24.17\"");
+    assert!(codes(&on_1_24).contains(&"HG330"));
+    // The default setup stays clean on 1.17.
+    let kubecluster = on_1_17
+        .replace("setup: wins-daemonsets", "setup: kubecluster")
+        .replace("networkName: flannel.4096", "networkName: vxlan0");
+    assert!(!codes(&kubecluster).contains(&"HG330"));
+}
+
+#[test]
+fn containerd_with_the_wins_daemonsets_is_hg305() {
+    let text = read(EXAMPLE).replace("runtime: dockerd", "runtime: containerd");
+    assert!(codes(&text).contains(&"HG305"));
+}
+
+#[test]
+fn every_object_names_the_network_hg205_accepted_and_runs_on_windows_only() {
+    for (spec, expected) in [(EXAMPLE, "flannel.4096"), (HOST_GW, "cbr0")] {
+        let (network, files) = rendered(spec);
+        assert_eq!(network, expected, "{spec}");
+        let flannel = documents(&files[FLANNEL]);
+        let config = object(&flannel, "ConfigMap");
+        let cni: serde_json::Value =
+            serde_json::from_str(config["data"]["cni-conf.json"].as_str().unwrap()).unwrap();
+        assert_eq!(cni["name"], expected, "{spec}");
+        let daemonset = object(&flannel, "DaemonSet");
+        assert_eq!(
+            daemonset["metadata"]["name"],
+            "kube-flannel-ds-windows-amd64"
+        );
+        let terms = &daemonset["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+            ["nodeSelectorTerms"];
+        let terms = terms.as_sequence().unwrap();
+        assert!(!terms.is_empty());
+        for term in terms {
+            let os = term["matchExpressions"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .find(|e| e["key"] == "kubernetes.io/os")
+                .unwrap_or_else(|| panic!("{spec}: a term without the OS"));
+            assert_eq!(os["operator"], "In");
+            assert_eq!(os["values"], Yaml::from(vec!["windows"]), "{spec}");
+        }
+
+        let proxy = documents(&files[KUBE_PROXY]);
+        let daemonset = object(&proxy, "DaemonSet");
+        assert_eq!(daemonset["metadata"]["name"], "kube-proxy-windows");
+        let pod = &daemonset["spec"]["template"]["spec"];
+        assert_eq!(pod["nodeSelector"]["kubernetes.io/os"], "windows", "{spec}");
+        let env = pod["containers"][0]["env"].as_sequence().unwrap();
+        let network_env = env.iter().find(|e| e["name"] == "KUBE_NETWORK").unwrap();
+        assert_eq!(network_env["value"], expected, "{spec}");
+        // No other network name anywhere in the Windows files.
+        for other in ["vxlan0", "flannel.4096", "cbr0"]
+            .iter()
+            .filter(|n| **n != expected)
+        {
+            for path in [FLANNEL, KUBE_PROXY] {
+                assert!(!files[path].contains(other), "{spec} {path} names {other}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_rendered_wins_files_are_stable() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        for spec in [EXAMPLE, HOST_GW] {
+            let (_, files) = rendered(spec);
+            let name = Path::new(spec)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            for path in [FLANNEL, KUBE_PROXY] {
+                insta::assert_snapshot!(
+                    format!("render@{name}@{}", path.replace('/', "__")),
+                    files[path]
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn the_setup_is_ignored_with_a_warning_where_the_distribution_joins_windows_itself() {
+    let text = read("examples/rke2-1.31-flannel-windows.yaml").replace(
+        "windows:\n  build: \"10.0.20348.2762\"",
+        "windows:\n  setup: wins-daemonsets\n  build: \"10.0.20348.2762\"",
+    );
+    assert!(text.contains("setup: wins-daemonsets"));
+    assert!(codes(&text).contains(&"HG604"));
+}
