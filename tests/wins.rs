@@ -181,3 +181,24 @@ fn the_setup_is_ignored_with_a_warning_where_the_distribution_joins_windows_itse
     assert!(text.contains("setup: wins-daemonsets"));
     assert!(codes(&text).contains(&"HG604"));
 }
+
+/// `PrepareNode.ps1` hands the kubelet its own pause image (sig-windows-tools 1ab39f18, line 107):
+/// plan.json names that one, not a default the node never runs.
+#[test]
+fn plan_json_names_the_pause_image_prepare_node_runs() {
+    let (_, files) = rendered(EXAMPLE);
+    let plan: serde_json::Value = serde_json::from_str(&files["plan.json"]).unwrap();
+    let pauses: Vec<&str> = plan["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|node| node["windows"]["pauseImage"].as_str())
+        .collect();
+    assert!(!pauses.is_empty(), "no Windows node in plan.json");
+    assert!(
+        pauses
+            .iter()
+            .all(|pause| *pause == "mcr.microsoft.com/oss/kubernetes/pause:3.6"),
+        "{pauses:?}"
+    );
+}

@@ -6,6 +6,7 @@ use crate::diagnostic::{Diagnostic, Rule};
 use crate::plan::distribution::Distribution;
 use crate::plan::releases::windows;
 use crate::plan::{NodePlan, WindowsSetup};
+use crate::render::kubeadm::windows::wins;
 use crate::rules::change::{self as rules, ChangeContext};
 use crate::spec::{Os, Role};
 
@@ -327,10 +328,11 @@ pub fn flannel_steps(
     membership: &Membership,
     paths: &Paths,
 ) -> Vec<Step> {
-    const TOPICS: [&str; 6] = [
+    const TOPICS: [&str; 7] = [
         "kube-flannel.yml",
         "windows/images/build.sh",
         "windows/kube-flannel-windows.yml",
+        wins::FLANNEL_PATH,
         "windows/images/flannel/",
         "patches/kube-flannel",
         "rke2/manifests/rke2-flannel",
@@ -358,10 +360,15 @@ pub fn flannel_steps(
             new.vni,
             new.port
         );
+        // Under the wins DaemonSets flanneld creates the network again when its pod restarts.
+        let again = match context.new.plan.windows_setup {
+            Some(WindowsSetup::WinsDaemonSets) => "delete its `kube-flannel-ds-windows-amd64` pod",
+            _ => "run its join script again",
+        };
         return vec![step(title, Action::InPlace, "https://github.com/flannel-io/flannel/blob/master/Documentation/backends.md")
             .rule(rule)
             .command(format!(
-                "on each Windows node: remove the HNS network `{}` (`Get-HnsNetwork | Where-Object Name -eq '{quoted}' | Remove-HnsNetwork`) and run its join script again",
+                "on each Windows node: remove the HNS network `{}` (`Get-HnsNetwork | Where-Object Name -eq '{quoted}' | Remove-HnsNetwork`) and {again}",
                 old.network_name
             ))];
     }
@@ -383,16 +390,20 @@ fn flannel_apply(context: &ChangeContext, out: &str) -> Vec<String> {
     match plan.distribution.distribution {
         Distribution::Kubeadm => {
             let linux = format!("kubectl apply -f {out}/kube-flannel.yml");
-            if plan.windows_setup == Some(WindowsSetup::HostProcess) && plan.has_windows() {
-                vec![
+            match plan.windows_setup.filter(|_| plan.has_windows()) {
+                Some(WindowsSetup::HostProcess) => vec![
                     format!(
                         "sh {out}/windows/images/build.sh   # builds and pushes the flannel-windows image first"
                     ),
                     linux,
                     format!("kubectl apply -f {out}/windows/kube-flannel-windows.yml"),
-                ]
-            } else {
-                vec![linux]
+                ],
+                // The Windows DaemonSet names the sigwindowstools image of the flannel release.
+                Some(WindowsSetup::WinsDaemonSets) => vec![
+                    linux,
+                    format!("kubectl apply -f {out}/{}", wins::FLANNEL_PATH),
+                ],
+                Some(WindowsSetup::KubeCluster) | None => vec![linux],
             }
         }
         Distribution::Rke2 => vec![format!(

@@ -804,8 +804,11 @@ pub fn default_images(build: u32, setup: Option<WindowsSetup>) -> Images {
             nanoserver: "ltsc2022",
             servercore: "ltsc2022",
         });
-    let kubecluster = setup == Some(WindowsSetup::KubeCluster);
-    let pause = windows_image::default_pause(build, kubecluster).to_string();
+    let pause = match setup {
+        Some(WindowsSetup::WinsDaemonSets) => windows_image::WINS_PAUSE,
+        _ => windows_image::default_pause(build, setup == Some(WindowsSetup::KubeCluster)),
+    }
+    .to_string();
     Images {
         pause,
         nanoserver: format!("mcr.microsoft.com/windows/nanoserver:{}", base.nanoserver),

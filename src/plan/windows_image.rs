@@ -35,6 +35,10 @@ pub fn pause_runs_on(image: &str, host_build: u32) -> Option<Has> {
     })
 }
 
+/// The pause image sig-windows-tools' `PrepareNode.ps1` hands the kubelet on the wins DaemonSets
+/// setup, whatever the spec says (`kubeadm/scripts/PrepareNode.ps1` at 1ab39f18, line 107).
+pub const WINS_PAUSE: &str = "mcr.microsoft.com/oss/kubernetes/pause:3.6";
+
 /// The default pause image for a host build: on Windows Server 2019 with KubeCluster.ps1 the one
 /// that script pulls (`Cri.Images.Pause`), else the newest `registry.k8s.io/pause` whose variants
 /// are known to run there, else the newest one (which the build cannot run, and HG303 says so).

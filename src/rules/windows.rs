@@ -372,7 +372,8 @@ fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
             }
         }
     }
-    if written.is_some_and(|images| images.pause.is_some()) {
+    // RKE2 pulls its own pause image (rke2 `pkg/images`), which no default here describes.
+    if written.is_some_and(|images| images.pause.is_some()) || context.plan.rke2.is_some() {
         return;
     }
     // The default pause image is chosen per build from the same table; a build no tag carries
