@@ -615,3 +615,45 @@ fn templates_write_line_separators_escaped_even_with_hg007_allowed() {
         "{network}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Spec values in the comments of rendered YAML
+
+/// A network name with line breaks, its HG314 allowed: the comments of the rendered manifests
+/// that name it keep it on their own line, so it never becomes a YAML key of its own.
+#[test]
+fn a_network_name_with_line_breaks_stays_inside_the_comments_that_name_it() {
+    let text = example("kubeadm-1.33-vxlan-windows.yaml").replacen(
+        "  backend: vxlan",
+        "  backend: vxlan\n  networkName: \"evil\\nkind: Secret\\u2028x\"  # hybridgen: allow HG314 -- test",
+        1,
+    );
+    let (spec, out) = spec_file("network-name-lines", &text);
+    assert_exit(&render(&spec, &out, &[]), 0);
+    let proxy = std::fs::read_to_string(out.join("windows/kube-proxy-windows.yml")).unwrap();
+    assert!(
+        proxy.contains("# `evil\\nkind: Secret\\u{2028}x` flanneld creates"),
+        "{proxy}"
+    );
+    for entry in walk(&out) {
+        let written = std::fs::read_to_string(&entry).unwrap_or_default();
+        assert!(
+            !written.lines().any(|line| line.starts_with("kind: Secret")),
+            "{}",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}

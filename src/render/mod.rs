@@ -128,8 +128,8 @@ const TEMPLATES: &[(&str, &str)] = templates![
 /// nodes never parses the Windows ones.
 static ENVIRONMENT: std::sync::LazyLock<Result<minijinja::Environment<'static>, RenderError>> =
     std::sync::LazyLock::new(|| {
-        // No built-in filter, test or function: the templates use `tojson` alone, and
-        // registering the rest of minijinja's would cost every render for nothing.
+        // No built-in filter, test or function: the templates use `tojson` and `inline` alone,
+        // and registering the rest of minijinja's would cost every render for nothing.
         let mut env = minijinja::Environment::empty();
         env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
@@ -141,6 +141,8 @@ static ENVIRONMENT: std::sync::LazyLock<Result<minijinja::Environment<'static>, 
         env.set_syntax(syntax);
         env.set_debug(false);
         env.add_filter("tojson", json_text);
+        // A spec value inside a YAML comment: a line break in it would end the comment.
+        env.add_filter("inline", |text: &str| crate::escape::inline(text));
         env.set_loader(|name| {
             Ok(TEMPLATES
                 .iter()
