@@ -10,7 +10,6 @@ use crate::plan::releases::advisories::{self, Advisory, Affected, Certainty, Sco
 use crate::plan::releases::containerd;
 use crate::plan::releases::kubernetes::{self, Known};
 use crate::plan::version::Release;
-use crate::spec::Backend;
 
 declare_rules! {
     /// ### What it checks
@@ -161,10 +160,7 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
     if !plan.has_windows() {
         return;
     }
-    let scope = match plan.flannel.backend {
-        Backend::Vxlan => Scope::WindowsVxlan,
-        Backend::HostGw => Scope::Windows,
-    };
+    let scope = Scope::windows_on(plan.flannel.backend);
     // On RKE2 the Windows flanneld is RKE2's own (HG602), and KubeCluster.ps1 downloads flanneld
     // v0.11.0 whatever the spec says (sig-windows-tools `kubeadm/KubeClusterHelper.psm1`): only
     // on the HostProcess path is it `flannel.version`.
