@@ -38,8 +38,12 @@ declare_rules! {
 
     /// ### What it checks
     /// The pinned releases against hybridgen's advisory table: `flannel.version` where the
-    /// Windows nodes run that flanneld (kubeadm's HostProcess path; RKE2 bundles its own, HG602,
-    /// and KubeCluster.ps1 always installs v0.11.0), and each Windows node's build revision. An
+    /// Windows nodes run that flanneld (kubeadm's HostProcess path; RKE2 bundles its own, HG602),
+    /// and each Windows node's build revision. KubeCluster.ps1 (Kubernetes before 1.24) always
+    /// installs flanneld v0.11.0, whose only advisory is flannel-io/flannel#1852 (`--iface`
+    /// ignored on Windows): it is not reported per plan, since it hits only Windows nodes with
+    /// more than one network adapter, which the spec cannot describe, and that path has no fixed
+    /// flanneld to move to short of Kubernetes 1.24's HostProcess setup. An
     /// error where the bug is shown for this setup, a warning where it is shown on a related one
     /// or hits only nodes the spec cannot describe (more than one network adapter).
     ///
@@ -59,7 +63,8 @@ declare_rules! {
     /// ### References
     /// flannel-io/flannel 727fc083 and 42601e98; flannel-io/flannel#1852 and 761c2578;
     /// rancher/rke2#6171; microsoft/Windows-Containers#516;
-    /// KB5044281; projectcalico/calico#9019.
+    /// KB5044281; projectcalico/calico#9019; kubernetes-sigs/sig-windows-tools
+    /// `kubeadm/KubeClusterHelper.psm1` (`DownloadFlannelBinaries`: flanneld v0.11.0).
     KNOWN_BROKEN_RELEASE = ("HG320", "known-broken-release", Error, Some(check_advisories));
 
     /// ### What it checks
