@@ -1870,3 +1870,36 @@ fn check_running_containerd(context: &LiveContext, found: &mut Vec<Diagnostic>) 
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flanneld_image_tag_names_its_release_and_other_images_none() {
+        let release = |image| flannel_release(image).map(|release| release.to_string());
+        assert_eq!(
+            release("ghcr.io/flannel-io/flannel:v0.25.3").as_deref(),
+            Some("0.25.3")
+        );
+        assert_eq!(
+            release("sigwindowstools/flannel:v0.13.0-nanoserver").as_deref(),
+            Some("0.13.0")
+        );
+        assert_eq!(
+            release("registry.example.com:5000/k8s/flannel-windows:v0.25.4-hostprocess@sha256:00")
+                .as_deref(),
+            Some("0.25.4")
+        );
+        assert_eq!(
+            release("rancher/hardened-flannel:v0.26.1-build20241112").as_deref(),
+            Some("0.26.1")
+        );
+        assert_eq!(
+            release("ghcr.io/flannel-io/flannel-cni-plugin:v1.7.1-flannel1"),
+            None
+        );
+        assert_eq!(release("registry.example.com:5000/flannel"), None);
+        assert_eq!(release("registry.k8s.io/kube-proxy:v1.33.4"), None);
+    }
+}
