@@ -1864,7 +1864,7 @@ fn check_running_containerd(context: &LiveContext, found: &mut Vec<Diagnostic>) 
                     group.source
                 ),
             )
-            .label("containerd past its end of life")
+            .label("end of life: containerd/containerd RELEASES.md")
             .help(help)
             .warning(),
         );
