@@ -883,3 +883,150 @@ fn the_assign_script_leaves_a_node_holding_another_subnet_and_waits_for_absent_o
     );
     assert_eq!(patched(&server).len(), 3);
 }
+
+/// The HG511 messages of a base capture with one live value replaced in one file.
+fn hg511_with(base: &str, file: &str, from: &str, to: &str) -> Vec<String> {
+    let mut case = load_case(base);
+    let text = String::from_utf8(case.files[file].clone()).unwrap();
+    assert!(text.contains(from), "{base}/{file} holds no {from}");
+    case.files
+        .insert(file.to_string(), text.replace(from, to).into_bytes());
+    let (_, captured, comparison) = run(&case);
+    findings(&comparison, &captured)
+        .into_iter()
+        .filter(|(code, _, _)| *code == "HG511")
+        .map(|(_, _, diagnostic)| diagnostic.message.clone())
+        .collect()
+}
+
+#[test]
+fn every_advisory_fires_on_its_last_bad_running_release_and_not_on_its_fix() {
+    use hybridgen::plan::releases::advisories::{ADVISORIES, Affected};
+    for advisory in ADVISORIES {
+        // The healthy capture runs vxlan: a host-gw row cannot hit it.
+        if advisory.scope == hybridgen::plan::releases::advisories::Scope::WindowsHostGw {
+            continue;
+        }
+        let (file, from, last_bad, fixed) = match advisory.affected {
+            Affected::Flannel { last, fixed, .. } => (
+                "daemonsets.json",
+                "flannel-windows:v0.28.9-hostprocess",
+                format!("flannel-windows:v{last}-hostprocess"),
+                format!("flannel-windows:v{fixed}-hostprocess"),
+            ),
+            Affected::WindowsRevisions { build, fixed, .. } => (
+                "nodes.json",
+                "\"kernelVersion\": \"10.0.20348.2762\"",
+                format!("\"kernelVersion\": \"10.0.{build}.{}\"", fixed - 1),
+                format!("\"kernelVersion\": \"10.0.{build}.{fixed}\""),
+            ),
+            // The healthy capture's Windows nodes run WS2022: a row for another build only.
+            Affected::KubeProxy {
+                on_build: Some(_), ..
+            } => continue,
+            Affected::KubeProxy { fixed, .. } => {
+                let fix = fixed[fixed.len() - 2];
+                (
+                    "nodes.json",
+                    "\"kubeletVersion\": \"v1.33.4\"",
+                    format!(
+                        "\"kubeletVersion\": \"v{}.{}.{}\"",
+                        fix.major,
+                        fix.minor,
+                        fix.patch - 1
+                    ),
+                    format!("\"kubeletVersion\": \"v{fix}\""),
+                )
+            }
+        };
+        let hits = |to: &str| {
+            hg511_with("healthy", file, from, to)
+                .iter()
+                .filter(|message| message.contains(advisory.effect))
+                .count()
+        };
+        assert_eq!(hits(&last_bad), 1, "{last_bad}: {advisory:?}");
+        assert_eq!(hits(&fixed), 0, "{fixed}: {advisory:?}");
+    }
+}
+
+#[test]
+fn a_running_containerd_fires_when_its_line_reached_its_end_of_life() {
+    use hybridgen::plan::releases::containerd::LINES;
+    let (mut ended, mut maintained) = (0, 0);
+    for line in LINES {
+        let to = format!("containerd://{}", line.newest);
+        let hits = hg511_with("healthy", "nodes.json", "containerd://2.0.11", &to);
+        let fired = hits.iter().any(|message| {
+            message.contains(&format!("run containerd {}.{},", line.major, line.minor))
+        });
+        assert_eq!(fired, line.end_of_life.is_some(), "{to}: {hits:?}");
+        if fired {
+            assert!(hits[0].contains(line.end_of_life.unwrap()), "{hits:?}");
+            ended += 1;
+        } else {
+            maintained += 1;
+        }
+    }
+    assert!(ended > 0 && maintained > 0);
+}
+
+#[test]
+fn a_running_rke2_release_fires_until_its_windows_flannel_is_fixed() {
+    use hybridgen::plan::releases::rke2::{self, RELEASES, WindowsFlannel};
+    let mut checked = 0;
+    for row in RELEASES {
+        let Some(bundled) = row.flannel.as_ref() else {
+            continue;
+        };
+        if bundled.windows() == WindowsFlannel::Supported {
+            continue;
+        }
+        let last_bad = format!("v1.{}.{}+rke2r{}", row.minor, row.to.0, row.to.1);
+        let fixed = rke2::first_supported_on_windows(row.minor).unwrap_or_else(rke2::newest);
+        let hits = |to: &str| hg511_with("healthy-rke2", "nodes.json", "v1.31.14+rke2r1", to);
+        let bad = hits(&last_bad);
+        assert!(
+            bad.len() == 1 && bad[0].contains(&last_bad) && bad[0].contains(&fixed),
+            "{last_bad}: {bad:?}"
+        );
+        assert_eq!(hits(&fixed), Vec::<String>::new(), "{fixed}");
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} releases");
+}
+
+#[test]
+fn a_windows_server_2025_node_before_its_overlay_fix_is_reported_by_hg504() {
+    let messages = |kernel: &str| {
+        let mut case = load_case("healthy");
+        let text = String::from_utf8(case.files["nodes.json"].clone()).unwrap();
+        let text = text.replace("10.0.20348.2762", kernel);
+        case.files.insert("nodes.json".into(), text.into_bytes());
+        let (_, captured, comparison) = run(&case);
+        findings(&comparison, &captured)
+            .into_iter()
+            .filter(|(code, _, _)| *code == "HG504")
+            .map(|(_, _, diagnostic)| diagnostic.message.clone())
+            .collect::<Vec<_>>()
+    };
+    let overlay = |kernel| {
+        messages(kernel)
+            .iter()
+            .filter(|message| message.contains("before KB5066835 (10.0.26100.6899)"))
+            .count()
+    };
+    assert_eq!(overlay("10.0.26100.6898"), 2);
+    assert_eq!(overlay("10.0.26100.6899"), 0);
+    let before_kb4489899 = messages("10.0.17763.378");
+    assert!(
+        before_kb4489899
+            .iter()
+            .any(|m| m.contains("before KB4489899 (10.0.17763.379)"))
+    );
+    assert!(
+        !messages("10.0.17763.379")
+            .iter()
+            .any(|m| m.contains("KB4489899"))
+    );
+}

@@ -36,6 +36,8 @@ pub struct LiveNode {
     pub internal_ip: Option<Live<String>>,
     pub kernel_version: Option<Live<String>>,
     pub kubelet_version: Option<Live<String>>,
+    /// `status.nodeInfo.containerRuntimeVersion`: `containerd://1.7.20`.
+    pub runtime_version: Option<Live<String>>,
     /// The flannel annotations (`backend-type`, `backend-data`, `public-ip`, ...), by their name
     /// without the prefix.
     pub flannel: BTreeMap<String, Live<String>>,
@@ -143,6 +145,9 @@ pub struct LiveDaemonSet {
     pub schedulable_on: BTreeSet<String>,
     pub tolerations: Vec<Toleration>,
     pub misscheduled: u64,
+    /// The pod template's container images, in order (init containers left out): only the image
+    /// of each, since the rest of a container (its environment) may hold secrets.
+    pub images: Vec<Live<String>>,
 }
 
 impl LiveDaemonSet {
@@ -590,6 +595,11 @@ fn read_node(node: &Object, prefix: &str, problems: &mut Vec<Unreadable>) -> Liv
         internal_ip,
         kernel_version,
         kubelet_version: checked_live_text(node, "/status/nodeInfo/kubeletVersion", problems),
+        runtime_version: checked_live_text(
+            node,
+            "/status/nodeInfo/containerRuntimeVersion",
+            problems,
+        ),
         flannel,
         node_args,
         node_args_rke2,
@@ -757,6 +767,23 @@ fn embedded_at(object: &Object, pointer: &str, field: &str) -> Result<Embedded, 
     })
 }
 
+/// The image of each container of a pod template that names one, with where it was read.
+fn read_images(object: &Object, pod: &Value) -> Vec<Live<String>> {
+    let containers = pod.get("containers").and_then(Value::as_array);
+    containers
+        .into_iter()
+        .flatten()
+        .filter_map(|container| {
+            let image = container.get("image")?.as_str()?;
+            let name = container.get("name").and_then(Value::as_str).unwrap_or("");
+            Some(Live {
+                value: image.to_string(),
+                source: object.source(&format!("spec.template.spec.containers[{name}].image")),
+            })
+        })
+        .collect()
+}
+
 /// The operating systems a pod template's node selector and required node affinity allow.
 fn read_daemonset(object: &Object) -> LiveDaemonSet {
     let pod = object
@@ -797,6 +824,7 @@ fn read_daemonset(object: &Object) -> LiveDaemonSet {
             .at("/status/numberMisscheduled")
             .and_then(Value::as_u64)
             .unwrap_or(0),
+        images: read_images(object, &pod),
     }
 }
 

@@ -519,6 +519,16 @@ fn check_containerd(context: &Context, found: &mut Vec<Diagnostic>) {
 /// line after every listed one (HG318 accepts it); the minor's default only where no line is
 /// maintained. A line past its end of life would only trade this finding for HG313's.
 fn use_maintained_containerd(row: &KubernetesRelease, field: &str) -> String {
+    let release = maintained_containerd(row);
+    if release == row.default_containerd {
+        format!("use containerd {release}, or leave `{field}` out")
+    } else {
+        format!("use containerd {release}")
+    }
+}
+
+/// The containerd release [`use_maintained_containerd`] names.
+pub(crate) fn maintained_containerd(row: &KubernetesRelease) -> Release {
     let usable = |line: &&ContainerdLine| {
         line.end_of_life.is_none()
             && (line.runtime_config || row.containerd_one < ContainerdOne::FallsBack)
@@ -530,15 +540,10 @@ fn use_maintained_containerd(row: &KubernetesRelease, field: &str) -> String {
             .all(|minimum| (line.major, line.minor) > (minimum.major, minimum.minor))
     };
     let lines = || containerd::LINES.iter().filter(usable).rev();
-    let release = lines()
+    lines()
         .find(listed)
         .or_else(|| lines().find(after_listed))
-        .map_or(row.default_containerd, |line| line.newest);
-    if release == row.default_containerd {
-        format!("use containerd {release}, or leave `{field}` out")
-    } else {
-        format!("use containerd {release}")
-    }
+        .map_or(row.default_containerd, |line| line.newest)
 }
 
 /// The minor's default containerd, when its line has reached its end of life: the nodes get it

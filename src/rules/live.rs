@@ -2,10 +2,15 @@
 //! spec plans with what kubectl captured, points at the spec field or node that disagrees, and
 //! quotes the live value with where it was read.
 
+use super::hostprocess::maintained_containerd;
 use super::{declare_rules, listing, node_pointer};
 use crate::diagnostic::{Diagnostic, key, value};
 use crate::live::{Embedded, Live, LiveCluster, LiveDaemonSet, LiveNode, LivePod, Matching};
-use crate::plan::version::WindowsBuild;
+use crate::plan::releases::advisories::{self, ADVISORIES, Advisory, Affected, Certainty, Scope};
+use crate::plan::releases::rke2::{self, WindowsFlannel};
+use crate::plan::releases::windows::{self, Has, Update};
+use crate::plan::releases::{containerd, kubernetes};
+use crate::plan::version::{Release, WindowsBuild};
 use crate::plan::{NodePlan, Plan, PodCidrs, SubnetSource};
 use crate::spec::{Backend, Os, Spec};
 use ipnet::Ipv4Net;
@@ -131,19 +136,20 @@ declare_rules! {
     /// ### What it checks
     /// Each Windows node's `status.nodeInfo.kernelVersion` (`10.0.BUILD.REVISION`, the only field
     /// with the revision; `osImage` never names the build): the planned build, the revision at
-    /// least the planned one, and with vxlan on build 17763 at least revision 379 (KB4489899).
-    /// Warning: no revision in it.
+    /// least the planned one, and with vxlan the update overlay networking needs, as HG302 checks
+    /// the planned build: on build 17763 revision 379 (KB4489899), on build 26100 revision 6899
+    /// (KB5066835). Warning: no revision in it.
     ///
     /// ### Why it matters
     /// Process-isolated Windows containers need images of the host's build; overlay networking on
-    /// Windows Server 2019 needs KB4489899.
+    /// Windows Server 2019 needs KB4489899, and on Windows Server 2025 was broken until KB5066835.
     ///
     /// ### Fix
     /// Update the node, or correct `windows.build` (or the node's `windowsBuild`) to what it runs.
     ///
     /// ### References
     /// kubernetes/kubernetes `pkg/kubelet/winstats/version.go` (`GetPatchVersion`);
-    /// kubernetes/website `windows-networking.md` (KB4489899).
+    /// kubernetes/website `windows-networking.md` (KB4489899); rancher/rancher#50915 (KB5066835).
     LIVE_WINDOWS_BUILD = ("HG504", "live-windows-build", Error, Some(check_windows_builds));
 
     /// ### What it checks
@@ -269,6 +275,37 @@ declare_rules! {
     /// ### References
     /// microsoft/SDN#315; flannel-io/flannel#946; tsl0922/kubeadm-vagrant PR #1.
     LIVE_NODE_ADDRESS_MISMATCH = ("HG510", "live-node-address-mismatch", Error, Some(check_addresses));
+
+    /// ### What it checks
+    /// The releases the cluster runs against the tables `plan` checks the pinned ones with: each
+    /// Windows node's build revision (`status.nodeInfo.kernelVersion`), its kube-proxy's release
+    /// (the kubelet's, `status.nodeInfo.kubeletVersion`) and, on the HostProcess setup, the
+    /// flanneld image tag of the Windows flannel DaemonSets against the advisory table (as
+    /// HG320); on RKE2 with
+    /// Windows nodes, the release the kubelets report (`v1.28.9+rke2r1`) against the Windows
+    /// flannel it bundles (as HG602); each node's containerd
+    /// (`status.nodeInfo.containerRuntimeVersion`) against its line's end of life (as HG313; RKE2
+    /// and k3s bundle theirs, which their release decides). An error where the bug is shown for
+    /// this setup, a warning where it is shown on a related one, for the early RKE2 releases and
+    /// for a containerd past its end of life. One finding per advisory, naming its nodes.
+    ///
+    /// ### Why it matters
+    /// A cluster planned on fixed releases can still run broken ones: nodes installed before an
+    /// update, an image tag not bumped. flannel v0.25.3's Windows vxlan backend gives up waiting
+    /// for an interface that is there; Windows Server 2022's July to September 2024 updates broke
+    /// container networking on Kubernetes; RKE2's April and May 2024 charts default the Linux VNI
+    /// to 1 while Windows uses 4096; a containerd line past its end of life gets no more fixes.
+    ///
+    /// ### Fix
+    /// Upgrade what the message names to the fixed release its help gives: the Windows update
+    /// (then write its revision in `windows.build`), the flannel image, the RKE2 release, or a
+    /// maintained containerd line, one line at a time.
+    ///
+    /// ### References
+    /// flannel-io/flannel 727fc083 and 42601e98; flannel-io/flannel#1852 and 761c2578;
+    /// rancher/rke2#6171; microsoft/Windows-Containers#516; KB5044281; rancher/rke2#5952;
+    /// containerd/containerd `RELEASES.md` (release lifecycle).
+    LIVE_KNOWN_BROKEN_RELEASE = ("HG511", "live-known-broken-release", Error, Some(check_running_releases));
 }
 
 /// The matched pairs: planned node index, planned node, live node.
@@ -715,16 +752,19 @@ fn check_windows_builds(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 ),
             );
         }
-        if running.build == 17763
-            && vxlan
-            && running.revision.is_some_and(|revision| revision < 379)
-        {
+        // The overlay column HG302 reads for the planned build: KB4489899 on Windows Server
+        // 2019, KB5066835 on Windows Server 2025.
+        if let (true, Has::No, Some(Update::FromRevision(first, kb))) = (
+            vxlan,
+            windows::has(&running, |row| row.overlay),
+            windows::row(running.build).map(|row| row.overlay),
+        ) {
             finding(
                 format!(
-                    "node `{}` runs {said}, before KB4489899 (10.0.17763.379), which vxlan overlay needs",
-                    planned.name
+                    "node `{}` runs {said}, before {kb} (10.0.{}.{first}), which vxlan overlay needs",
+                    planned.name, running.build
                 ),
-                "install the March 2019 cumulative update (KB4489899) or later".into(),
+                format!("install {kb} or a later cumulative update"),
             );
         }
         if running.revision.is_none() {
@@ -1518,5 +1558,419 @@ fn check_addresses(context: &LiveContext, found: &mut Vec<Diagnostic>) {
                 )),
             );
         }
+    }
+}
+
+/// Nodes or DaemonSets one finding names: each with the release it runs, and where the first was
+/// read.
+struct Group {
+    location: crate::diagnostic::Location,
+    names: Vec<String>,
+    source: String,
+}
+
+impl Group {
+    fn add(
+        groups: &mut BTreeMap<usize, Group>,
+        row: usize,
+        location: impl FnOnce() -> crate::diagnostic::Location,
+        name: String,
+        live: &Live<String>,
+    ) {
+        groups
+            .entry(row)
+            .or_insert_with(|| Group {
+                location: location(),
+                names: Vec::new(),
+                source: live.source.clone(),
+            })
+            .names
+            .push(format!("`{name}` ({})", live.value));
+    }
+
+    /// `node \`a\` (v1) runs`, `nodes \`a\` (v1), \`b\` (v2) and 3 more run`.
+    fn subject(&self, what: &str) -> String {
+        let (noun, verb) = match self.names.len() {
+            1 => (what.to_string(), "runs"),
+            _ => (format!("{what}s"), "run"),
+        };
+        format!("{noun} {} {verb}", listing(self.names.iter().cloned(), 6))
+    }
+}
+
+fn check_running_releases(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    check_running_windows_builds(context, found);
+    check_running_kube_proxy(context, found);
+    check_running_flannel(context, found);
+    check_running_rke2(context, found);
+    check_running_containerd(context, found);
+}
+
+/// The finding for one advisory: an error where the bug is shown for this setup, else a warning.
+fn advisory_finding(
+    advisory: &Advisory,
+    group: Group,
+    message: String,
+    help: String,
+) -> Diagnostic {
+    let finding = Diagnostic::new(&LIVE_KNOWN_BROKEN_RELEASE, group.location, message)
+        .label(format!("known bug: {}", advisory.reference))
+        .help(help);
+    match advisory.certainty {
+        Certainty::Breaks => finding,
+        Certainty::MayBreak => finding.warning(),
+    }
+}
+
+/// The index of an advisory in the table, to group its findings in the table's order.
+fn row_of(advisory: &Advisory) -> usize {
+    ADVISORIES
+        .iter()
+        .position(|row| std::ptr::eq(row, advisory))
+        .unwrap_or(usize::MAX)
+}
+
+fn check_running_windows_builds(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let scope = Scope::windows_on(context.plan.flannel.backend);
+    let mut groups = BTreeMap::new();
+    for (_, planned, live) in matched(context) {
+        let Some(windows) = planned
+            .windows
+            .as_ref()
+            .filter(|_| planned.os == Os::Windows)
+        else {
+            continue;
+        };
+        let Some(kernel) = &live.kernel_version else {
+            continue;
+        };
+        let Some(running) = kernel
+            .value
+            .strip_prefix("10.0.")
+            .and_then(WindowsBuild::parse)
+        else {
+            continue;
+        };
+        for advisory in advisories::windows_build(running, scope) {
+            let pointer = || value(windows.build_pointer.clone());
+            Group::add(
+                &mut groups,
+                row_of(advisory),
+                pointer,
+                planned.name.clone(),
+                kernel,
+            );
+        }
+    }
+    for (row, group) in groups {
+        let advisory = &ADVISORIES[row];
+        let Affected::WindowsRevisions {
+            build,
+            fixed,
+            update,
+            ..
+        } = advisory.affected
+        else {
+            continue;
+        };
+        let message = format!(
+            "Windows {} a build revision with a known bug: {} ({}); fixed by {update} (10.0.{build}.{fixed})",
+            group.subject("node"),
+            advisory.effect,
+            group.source
+        );
+        let help = format!(
+            "install {update} or a later cumulative update on these nodes, and write `10.0.{build}.{fixed}` or later in the planned build"
+        );
+        found.push(advisory_finding(advisory, group, message, help));
+    }
+}
+
+/// Each Windows node's kube-proxy: the release its kubelet reports (`v1.33.0`, `v1.31.5+rke2r1`),
+/// which every setup's Windows kube-proxy matches, on the build its kernel reports.
+fn check_running_kube_proxy(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let mut groups = BTreeMap::new();
+    let mut releases = BTreeMap::new();
+    for (_, planned, live) in matched(context) {
+        if planned.os != Os::Windows {
+            continue;
+        }
+        let Some(kubelet) = &live.kubelet_version else {
+            continue;
+        };
+        let Some(release) = Release::parse(&kubelet.value) else {
+            continue;
+        };
+        let build = live.kernel_version.as_ref().and_then(|kernel| {
+            let running = kernel.value.strip_prefix("10.0.")?;
+            WindowsBuild::parse(running).map(|running| running.build)
+        });
+        for advisory in advisories::kube_proxy(release, build.as_slice()) {
+            let row = row_of(advisory);
+            // The oldest release among the group's nodes names the fix to reach.
+            let oldest = releases.entry(row).or_insert(release);
+            *oldest = (*oldest).min(release);
+            let pointer = || value("/kubernetes/version");
+            Group::add(&mut groups, row, pointer, planned.name.clone(), kubelet);
+        }
+    }
+    for (row, group) in groups {
+        let advisory = &ADVISORIES[row];
+        let fix = advisory.affected.kube_proxy_fix(releases[&row]);
+        let message = format!(
+            "Windows {} a Kubernetes release whose kube-proxy has a known bug: {} ({})",
+            group.subject("node"),
+            advisory.effect,
+            group.source
+        );
+        let help = match fix {
+            Some(fix) => format!(
+                "upgrade these nodes to Kubernetes {fix} or later, whose Windows kube-proxy has the fix"
+            ),
+            None => {
+                "upgrade these nodes to a Kubernetes release whose Windows kube-proxy has the fix"
+                    .into()
+            }
+        };
+        found.push(advisory_finding(advisory, group, message, help));
+    }
+}
+
+/// The flannel release an image runs, from its tag (`ghcr.io/flannel-io/flannel:v0.25.4`,
+/// `sigwindowstools/flannel:v0.13.0-nanoserver`): `None` for an image that is no flanneld (the
+/// CNI plugin's, kube-proxy's) or whose tag names no release.
+fn flannel_release(image: &str) -> Option<Release> {
+    let image = image.split_once('@').map_or(image, |(name, _)| name);
+    let (name, tag) = image
+        .rsplit_once(':')
+        .filter(|(_, tag)| !tag.contains('/'))?;
+    let repository = name.rsplit('/').next()?;
+    let flanneld = repository.contains("flannel") && !repository.contains("cni");
+    flanneld.then(|| Release::parse(tag)).flatten()
+}
+
+/// The Windows flannel DaemonSets' flanneld (kubeadm's HostProcess and DaemonSet setups; RKE2's
+/// Windows agents run the flanneld their release bundles, checked by the release).
+fn check_running_flannel(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    // As HG320: before the HostProcess setup the Windows flanneld is an old release whose only
+    // advisory (flannel-io/flannel#1852) needs more network adapters than the spec describes.
+    if context.plan.rke2.is_some()
+        || context.plan.windows_setup != Some(crate::plan::WindowsSetup::HostProcess)
+    {
+        return;
+    }
+    let scope = Scope::windows_on(context.plan.flannel.backend);
+    let mut groups = BTreeMap::new();
+    let windows_flannel = context.cluster.daemonsets.iter().filter(|daemonset| {
+        daemonset.name.starts_with("kube-flannel")
+            && network_daemonset(&daemonset.name) == Some(Os::Windows)
+    });
+    for daemonset in windows_flannel {
+        for image in &daemonset.images {
+            let Some(release) = flannel_release(&image.value) else {
+                continue;
+            };
+            for advisory in advisories::flannel(release, scope) {
+                let name = format!("{}/{}", daemonset.namespace, daemonset.name);
+                let pointer = || value("/flannel/version");
+                Group::add(&mut groups, row_of(advisory), pointer, name, image);
+            }
+        }
+    }
+    for (row, group) in groups {
+        let advisory = &ADVISORIES[row];
+        let Affected::Flannel { fixed, .. } = advisory.affected else {
+            continue;
+        };
+        let message = format!(
+            "the Windows flannel {} a flannel release with a known bug: {} ({}); fixed in v{fixed}",
+            group.subject("DaemonSet"),
+            advisory.effect,
+            group.source
+        );
+        let help = format!(
+            "run a flannel image of `v{fixed}` or later on Windows (the image recipe `render` writes builds `flannel.version`)"
+        );
+        found.push(advisory_finding(advisory, group, message, help));
+    }
+}
+
+/// The RKE2 release each node's kubelet reports, against the Windows flannel it bundles (HG602's
+/// column of the RKE2 release table).
+fn check_running_rke2(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    if context.plan.rke2.is_none() || !context.plan.has_windows() {
+        return;
+    }
+    let mut groups: BTreeMap<(u32, u32, u32, u32), (rke2::Resolved, Group)> = BTreeMap::new();
+    for node in &context.cluster.nodes {
+        let Some(version) = &node.kubelet_version else {
+            continue;
+        };
+        let Some((_, suffix)) = version.value.split_once("+rke2r") else {
+            continue;
+        };
+        let (Some(release), Ok(revision)) = (Release::parse(&version.value), suffix.parse::<u32>())
+        else {
+            continue;
+        };
+        let resolved = rke2::resolve(release, revision);
+        let broken = resolved
+            .flannel()
+            .is_some_and(|bundled| bundled.windows() != WindowsFlannel::Supported);
+        if !broken {
+            continue;
+        }
+        let key = (release.major, release.minor, release.patch, revision);
+        let entry = groups.entry(key).or_insert_with(|| {
+            let group = Group {
+                location: value("/kubernetes/version"),
+                names: Vec::new(),
+                source: version.source.clone(),
+            };
+            (resolved, group)
+        });
+        entry.1.names.push(format!("`{}`", node.name));
+    }
+    for ((_, minor, _, _), (resolved, group)) in groups {
+        let Some(bundled) = resolved.flannel() else {
+            continue;
+        };
+        let fixed = rke2::first_supported_on_windows(minor).unwrap_or_else(rke2::newest);
+        let help = format!("upgrade the cluster to RKE2 {fixed} or later");
+        let nodes = listing(group.names.iter().cloned(), 6);
+        let finding = match bundled.windows() {
+            WindowsFlannel::Supported => continue,
+            WindowsFlannel::Broken => Diagnostic::new(
+                &LIVE_KNOWN_BROKEN_RELEASE,
+                group.location,
+                format!(
+                    "nodes {nodes} run RKE2 {} ({}), whose flannel chart defaults the Linux VNI to {} while its Windows agents use 4096, so Linux and Windows pods cannot reach each other unless the chart values set 4096; fixed in {fixed}",
+                    resolved.tag,
+                    group.source,
+                    bundled.chart_line().default_vni
+                ),
+            )
+            .label("known bug: rancher/rke2#5952"),
+            WindowsFlannel::Early => Diagnostic::new(
+                &LIVE_KNOWN_BROKEN_RELEASE,
+                group.location,
+                format!(
+                    "nodes {nodes} run RKE2 {} ({}), among the first releases with flannel on Windows (flanneld v{}), before the Windows fixes of April 2024; fixed in {fixed}",
+                    resolved.tag,
+                    group.source,
+                    bundled.windows_flanneld
+                ),
+            )
+            .label("early Windows flannel: rancher/rke2 PRs #5661, #5666, #5667")
+            .warning(),
+        };
+        found.push(finding.help(help));
+    }
+}
+
+/// Each node's containerd against its line's end of life, as HG313 checks the planned one (the
+/// table says which lines have reached theirs by the day it was written, so the finding does
+/// not change with the clock). RKE2 and k3s bundle their own containerd (`-k3s` releases),
+/// which their release decides.
+fn check_running_containerd(context: &LiveContext, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    if plan.rke2.is_some() {
+        return;
+    }
+    let mut groups: BTreeMap<usize, (Release, Group)> = BTreeMap::new();
+    for (index, planned, live) in matched(context) {
+        let Some(runtime) = &live.runtime_version else {
+            continue;
+        };
+        let Some(version) = runtime.value.strip_prefix("containerd://") else {
+            continue;
+        };
+        let Some(release) = Release::parse(version).filter(|_| !version.contains("-k3s")) else {
+            continue;
+        };
+        let line = containerd::resolve(&release);
+        let Some(row) = containerd::LINES
+            .iter()
+            .position(|row| std::ptr::eq(row, line.row))
+            .filter(|_| line.known && line.row.end_of_life.is_some())
+        else {
+            continue;
+        };
+        let entry = groups.entry(row).or_insert_with(|| {
+            let group = Group {
+                location: value(node_pointer(index, "")),
+                names: Vec::new(),
+                source: runtime.source.clone(),
+            };
+            (release, group)
+        });
+        entry.0 = entry.0.max(release);
+        entry
+            .1
+            .names
+            .push(format!("`{}` ({})", planned.name, runtime.value));
+    }
+    let target = maintained_containerd(
+        plan.kubernetes_release
+            .map_or(kubernetes::newest(), |resolved| resolved.row),
+    );
+    for (row, (newest_running, group)) in groups {
+        let line = &containerd::LINES[row];
+        let day = line.end_of_life.unwrap_or_default();
+        let help = match containerd::upgrade_path(newest_running, target) {
+            Ok(steps) if steps.len() > 1 => format!(
+                "upgrade containerd to {target}, one line at a time: {}",
+                listing(steps.iter().map(Release::to_string), steps.len())
+            ),
+            _ => format!("upgrade containerd to {target}"),
+        };
+        found.push(
+            Diagnostic::new(
+                &LIVE_KNOWN_BROKEN_RELEASE,
+                group.location.clone(),
+                format!(
+                    "{} containerd {}, whose line reached its end of life ({day}) and gets no more fixes ({})",
+                    group.subject("node"),
+                    line.name(),
+                    group.source
+                ),
+            )
+            .label("end of life: containerd/containerd RELEASES.md")
+            .help(help)
+            .warning(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flanneld_image_tag_names_its_release_and_other_images_none() {
+        let release = |image| flannel_release(image).map(|release| release.to_string());
+        assert_eq!(
+            release("ghcr.io/flannel-io/flannel:v0.25.3").as_deref(),
+            Some("0.25.3")
+        );
+        assert_eq!(
+            release("sigwindowstools/flannel:v0.13.0-nanoserver").as_deref(),
+            Some("0.13.0")
+        );
+        assert_eq!(
+            release("registry.example.com:5000/k8s/flannel-windows:v0.25.4-hostprocess@sha256:00")
+                .as_deref(),
+            Some("0.25.4")
+        );
+        assert_eq!(
+            release("rancher/hardened-flannel:v0.26.1-build20241112").as_deref(),
+            Some("0.26.1")
+        );
+        assert_eq!(
+            release("ghcr.io/flannel-io/flannel-cni-plugin:v1.7.1-flannel1"),
+            None
+        );
+        assert_eq!(release("registry.example.com:5000/flannel"), None);
+        assert_eq!(release("registry.k8s.io/kube-proxy:v1.33.4"), None);
     }
 }

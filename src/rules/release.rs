@@ -10,7 +10,6 @@ use crate::plan::releases::advisories::{self, Advisory, Affected, Certainty, Sco
 use crate::plan::releases::containerd;
 use crate::plan::releases::kubernetes::{self, Known};
 use crate::plan::version::Release;
-use crate::spec::Backend;
 
 declare_rules! {
     /// ### What it checks
@@ -39,11 +38,17 @@ declare_rules! {
 
     /// ### What it checks
     /// The pinned releases against hybridgen's advisory table: `flannel.version` where the
-    /// Windows nodes run that flanneld (kubeadm's HostProcess path; RKE2 bundles its own, HG602,
-    /// and KubeCluster.ps1 always installs v0.11.0), each Windows node's build revision, and the
-    /// Kubernetes release, whose kube-proxy every setup runs on Windows. An error where the bug
-    /// is shown for this setup, a warning where it is shown on a related one, hits only nodes the
-    /// spec cannot describe (more than one network adapter) or only some Services.
+    /// Windows nodes run that flanneld (kubeadm's HostProcess path; RKE2 bundles its own, HG602),
+    /// each Windows node's build revision, and the Kubernetes release, whose kube-proxy every
+    /// setup runs on Windows. Before 1.24 the Windows flanneld is not `flannel.version`'s pick
+    /// alone: KubeCluster.ps1 always installs v0.11.0, and the wins DaemonSets take
+    /// sigwindowstools images of v0.12.0 to v0.15.1 (HG331). Those releases' only advisory is
+    /// flannel-io/flannel#1852 (`--iface` ignored on Windows): it is not reported per plan, since
+    /// it hits only Windows nodes with more than one network adapter, which the spec cannot
+    /// describe, and those setups have no fixed flanneld to move to short of Kubernetes 1.24's
+    /// HostProcess setup. An error where the bug is shown for this setup, a warning where it is
+    /// shown on a related one, hits only nodes the spec cannot describe (more than one network
+    /// adapter) or only some Services.
     ///
     /// ### Why it matters
     /// These releases plan and render like any other and then leave Windows nodes without a
@@ -66,7 +71,8 @@ declare_rules! {
     /// flannel-io/flannel 727fc083, 42601e98 and 49ce9839 (flannel-io/flannel#1998);
     /// flannel-io/flannel#1852 and 761c2578; rancher/rke2#6171; microsoft/Windows-Containers#516;
     /// KB5044281; projectcalico/calico#9019; kubernetes/kubernetes#131427, #131466, #131506
-    /// and the 1.31–1.33 CHANGELOGs.
+    /// and the 1.31–1.33 CHANGELOGs; kubernetes-sigs/sig-windows-tools
+    /// `kubeadm/KubeClusterHelper.psm1` (`DownloadFlannelBinaries`: flanneld v0.11.0).
     KNOWN_BROKEN_RELEASE = ("HG320", "known-broken-release", Error, Some(check_advisories));
 
     /// ### What it checks
@@ -167,10 +173,7 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
     if !plan.has_windows() {
         return;
     }
-    let scope = match plan.flannel.backend {
-        Backend::Vxlan => Scope::WindowsVxlan,
-        Backend::HostGw => Scope::WindowsHostGw,
-    };
+    let scope = Scope::windows_on(plan.flannel.backend);
     // On RKE2 the Windows flanneld is RKE2's own (HG602), and KubeCluster.ps1 downloads flanneld
     // v0.11.0 whatever the spec says (sig-windows-tools `kubeadm/KubeClusterHelper.psm1`): only
     // on the HostProcess path is it `flannel.version`.

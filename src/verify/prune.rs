@@ -1,7 +1,9 @@
 //! Parsing a JSON capture without the fields `verify` never reads. A node's images, conditions
 //! and capacity and a pod's containers, volumes and statuses are most of a capture's bytes: kept,
 //! the values of a 5,000-node cluster take hundreds of megabytes, and the time goes into the
-//! memory. They are skipped as they are parsed, so they are never built.
+//! memory. They are skipped as they are parsed, so they are never built. Of a pod template's
+//! containers (a DaemonSet's) only the name and image are kept: their environment may hold
+//! secrets, and nothing compares it.
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
@@ -42,7 +44,18 @@ enum Level<'a> {
     Items,
     /// A field of the root, whose own fields may be unread.
     Field(&'a str),
+    /// `spec.template`: a pod template.
+    Template,
+    /// `spec.template.spec`.
+    PodSpec,
+    /// A pod template's list of containers.
+    Containers,
+    /// One container of a pod template: its name and image are kept.
+    Container,
 }
+
+/// The container lists of a pod spec.
+const CONTAINER_LISTS: [&str; 3] = ["containers", "initContainers", "ephemeralContainers"];
 
 impl<'de> DeserializeSeed<'de> for Level<'_> {
     type Value = Value;
@@ -69,8 +82,24 @@ impl<'de> Visitor<'de> for Level<'_> {
                     map.next_value::<IgnoredAny>()?;
                     continue;
                 }
+                Level::Field("spec") if key == "template" => {
+                    map.next_value_seed(Level::Template)?
+                }
+                Level::Template if key == "spec" => map.next_value_seed(Level::PodSpec)?,
+                Level::PodSpec if CONTAINER_LISTS.contains(&key.as_str()) => {
+                    map.next_value_seed(Level::Containers)?
+                }
+                Level::Container if key != "name" && key != "image" => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
                 // An `items` that is no list is kept as it is, for the reader to report.
-                Level::Field(_) | Level::Items => map.next_value::<Value>()?,
+                Level::Field(_)
+                | Level::Items
+                | Level::Template
+                | Level::PodSpec
+                | Level::Containers
+                | Level::Container => map.next_value::<Value>()?,
             };
             object.insert(key, value);
         }
@@ -81,6 +110,7 @@ impl<'de> Visitor<'de> for Level<'_> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         let element = match self {
             Level::Items => Level::Root,
+            Level::Containers => Level::Container,
             _ => Level::Field(""),
         };
         while let Some(item) = seq.next_element_seed(element)? {
@@ -162,9 +192,22 @@ mod tests {
             parse(&pod.to_string()).unwrap(),
             json!({"kind": "Pod", "spec": {"nodeName": "a"}})
         );
-        let daemonset =
-            json!({"kind": "DaemonSet", "spec": {"template": {"spec": {"containers": [1]}}}});
-        assert_eq!(parse(&daemonset.to_string()).unwrap(), daemonset);
+        // A DaemonSet's template stays but for its containers' all but name and image.
+        let container = json!({"name": "c", "image": "i:1", "env": [{"name": "TOKEN", "value": "s"}], "args": ["-a"]});
+        let daemonset = json!({"kind": "DaemonSet", "spec": {"template": {"spec": {
+            "containers": [container.clone(), 1],
+            "initContainers": [container],
+            "tolerations": [{"operator": "Exists"}],
+        }}}});
+        let kept = json!({"name": "c", "image": "i:1"});
+        assert_eq!(
+            parse(&daemonset.to_string()).unwrap(),
+            json!({"kind": "DaemonSet", "spec": {"template": {"spec": {
+                "containers": [kept.clone(), 1],
+                "initContainers": [kept],
+                "tolerations": [{"operator": "Exists"}],
+            }}}})
+        );
         // Whatever JSON is, it still is: scalars, nested lists, a non-list `items`.
         for text in [
             "1",

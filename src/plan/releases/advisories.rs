@@ -1,11 +1,12 @@
 //! What is known to break, as data: one row per advisory — the component, the releases it
 //! affects, the first that fixes it, the OS and backend it hits, and the public source. `plan`
-//! reads it for the pinned versions (HG320). An update a Windows build needs for overlay
+//! reads it for the pinned versions (HG320), `verify` for the running ones (HG511). An update a Windows build needs for overlay
 //! networking at all is a column of [`super::windows`] (HG302); a containerd line's end of life a
 //! column of [`super::containerd`] (HG313); RKE2 releases' bundled flannel one of [`super::rke2`]
 //! (HG602).
 
 use crate::plan::version::{Release, WindowsBuild};
+use crate::spec::Backend;
 
 /// The releases an advisory affects.
 #[derive(Debug, PartialEq, Eq)]
@@ -55,6 +56,16 @@ pub enum Scope {
     WindowsHostGw,
     /// Windows nodes, any backend.
     Windows,
+}
+
+impl Scope {
+    /// The Windows nodes of a cluster on this flannel backend.
+    pub fn windows_on(backend: Backend) -> Scope {
+        match backend {
+            Backend::Vxlan => Scope::WindowsVxlan,
+            Backend::HostGw => Scope::WindowsHostGw,
+        }
+    }
 }
 
 /// How sure the sources are that the bug hits hybridgen's setup.
