@@ -120,7 +120,10 @@ declare_rules! {
     /// sig-windows-tools manifests were overlay-only, and RKE2 and k3s run flannel on Windows with
     /// vxlan only. hybridgen renders the l2bridge variant (sdnbridge, network `cbr0`, no source VIP)
     /// from microsoft/windows-container-networking's `flannel_l2bridge.conf` example, but no one
-    /// has published it working end to end.
+    /// has published it working end to end. flanneld's host-gw backend on Windows also builds its
+    /// L2Bridge network without naming an adapter (flannel-io/flannel
+    /// `pkg/backend/hostgw/hostgw_windows.go`; the `--iface` fix of v0.24.1, 761c2578, covers
+    /// vxlan only): on a node with more than one adapter it may take another one.
     ///
     /// ### Fix
     /// Prefer `backend: vxlan`; with host-gw, test a Windows node before relying on it.

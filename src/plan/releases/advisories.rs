@@ -105,15 +105,17 @@ pub static ADVISORIES: &[Advisory] = &[
     },
     Advisory {
         // From v0.11.0, the first release with Windows support, to v0.24.0: flanneld on Windows
-        // chose the adapter for its HNS network without its interface flags.
+        // chose the adapter for its HNS network without its interface flags. 761c2578 passes
+        // the adapter to the vxlan backend only: the host-gw backend still builds its L2Bridge
+        // network without one (`pkg/backend/hostgw/hostgw_windows.go`), which HG315 says.
         affected: Affected::Flannel {
             first: Release::new(0, 11, 0),
             last: Release::new(0, 24, 0),
             fixed: Release::new(0, 24, 1),
         },
-        scope: Scope::Windows,
+        scope: Scope::WindowsVxlan,
         certainty: Certainty::MayBreak,
-        effect: "flanneld on Windows ignores `--iface`, so if a Windows node has more than one network adapter, flanneld may build its HNS network on the wrong one; fixed in v0.24.1",
+        effect: "flanneld's vxlan backend on Windows ignores `--iface`, so if a Windows node has more than one network adapter, flanneld may build its HNS network on the wrong one; fixed in v0.24.1",
         reference: "flannel-io/flannel#1852",
         source: "flannel-io/flannel#1852 (\"we can't specify the interface to be used for the overlay network\" on Windows), fixed by 761c2578 (first in v0.24.1)",
     },
@@ -324,17 +326,17 @@ mod tests {
     }
 
     #[test]
-    fn flannel_before_v0_24_1_may_pick_the_wrong_windows_adapter_on_any_backend() {
+    fn flannel_before_v0_24_1_may_pick_the_wrong_windows_adapter_on_vxlan() {
         let hits = |version, scope| {
             flannel(Release::parse(version).unwrap(), scope)
                 .filter(|advisory| advisory.reference == "flannel-io/flannel#1852")
                 .count()
         };
-        assert_eq!(hits("v0.24.0", Scope::Windows), 1);
+        assert_eq!(hits("v0.11.0", Scope::WindowsVxlan), 1);
         assert_eq!(hits("v0.24.0", Scope::WindowsVxlan), 1);
-        assert_eq!(hits("v0.11.0", Scope::Windows), 1);
-        assert_eq!(hits("v0.24.1", Scope::Windows), 0);
         assert_eq!(hits("v0.24.1", Scope::WindowsVxlan), 0);
+        // The fix never reached host-gw: no release is "fixed" there (HG315 says so).
+        assert_eq!(hits("v0.24.0", Scope::WindowsHostGw), 0);
     }
 
     #[test]
