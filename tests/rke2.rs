@@ -294,3 +294,23 @@ fn keys_of(value: &serde_json::Value) -> Vec<&str> {
         .map(String::as_str)
         .collect()
 }
+
+/// A kube-proxy advisory on RKE2 names the fix as an RKE2 release: RKE2 carries the kube-proxy of
+/// its Kubernetes release, and its users pin RKE2 releases.
+#[test]
+fn a_kube_proxy_advisory_on_rke2_names_an_rke2_release() {
+    let text = std::fs::read_to_string(root().join("examples/rke2-1.31-flannel-windows.yaml"))
+        .unwrap()
+        .replace("v1.31.14+rke2r1", "v1.31.5+rke2r1");
+    let checked = pipeline::check("rke2.yaml", text.into_bytes());
+    let helps: Vec<String> = checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.code() == "HG320")
+        .filter_map(|d| d.help.clone())
+        .collect();
+    assert_eq!(
+        helps,
+        ["use an RKE2 release of Kubernetes 1.31.9 or later, whose Windows kube-proxy has the fix"]
+    );
+}

@@ -148,7 +148,7 @@ pub fn size(network: &Ipv4Net) -> u64 {
 }
 
 /// Writes `ip` as `10.244.0.1`, digit by digit: the report of a large cluster writes two
-/// addresses a node, and `Display` pads each octet through the formatter first.
+/// addresses a node, and `Display` takes each octet through the formatting machinery.
 pub fn push_ip(out: &mut String, ip: Ipv4Addr) {
     for (index, octet) in ip.octets().into_iter().enumerate() {
         if index > 0 {

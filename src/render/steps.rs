@@ -46,8 +46,9 @@ const KUBEADM_HA: &str =
 /// Where sig-windows-tools keeps KubeCluster.ps1 and its helper module.
 const KUBECLUSTER_RAW: &str =
     "https://raw.githubusercontent.com/kubernetes-sigs/sig-windows-tools/master/kubeadm";
-/// sig-windows-tools' `PrepareNode.ps1` for the wins DaemonSets on dockerd: the last revision
-/// before its 1.24 changes (commit ba81c7a) took `-ContainerRuntime Docker` and installed wins.
+/// sig-windows-tools' `PrepareNode.ps1` for the wins DaemonSets on dockerd, pinned to 1ab39f18:
+/// a revision that takes `-ContainerRuntime Docker` and installs wins (the later aba680c changed
+/// only its containerd path; ba81c7a's 1.24 changes dropped Docker).
 const PREPARE_NODE_RAW: &str = "https://raw.githubusercontent.com/kubernetes-sigs/sig-windows-tools/1ab39f18380ca077be6d6c9105efd7f74fdc5afa/kubeadm/scripts/PrepareNode.ps1";
 
 /// Who runs a step.
@@ -471,7 +472,7 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
         let join = on_windows(&format!("{dir}/join.ps1"));
         steps.push(match plan.windows_setup {
             Some(WindowsSetup::WinsDaemonSets) => {
-                wins_node_step(node, address, &network_version(input)?)
+                wins_node_step(node, address, &kubernetes_tag(input)?)
             }
             Some(WindowsSetup::KubeCluster) => {
                 let config = ["Kubeclustervxlan.json", "Kubeclusterbridge.json"]
@@ -556,7 +557,7 @@ fn wins_node_step<'a>(node: &'a NodePlan, address: Ipv4Addr, kubernetes: &str) -
 }
 
 /// The Kubernetes version as `PrepareNode.ps1` takes it (`v1.22.4`).
-fn network_version(input: &Input) -> Result<String, RenderError> {
+fn kubernetes_tag(input: &Input) -> Result<String, RenderError> {
     Ok(format!("v{}", input.network()?.kubernetes))
 }
 

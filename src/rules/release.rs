@@ -174,9 +174,10 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
         return;
     }
     let scope = Scope::windows_on(plan.flannel.backend);
-    // On RKE2 the Windows flanneld is RKE2's own (HG602), and KubeCluster.ps1 downloads flanneld
-    // v0.11.0 whatever the spec says (sig-windows-tools `kubeadm/KubeClusterHelper.psm1`): only
-    // on the HostProcess path is it `flannel.version`.
+    // On RKE2 the Windows flanneld is RKE2's own (HG602); KubeCluster.ps1 downloads flanneld
+    // v0.11.0 whatever the spec says (sig-windows-tools `kubeadm/KubeClusterHelper.psm1`), and
+    // the wins DaemonSets' v0.12.0 to v0.15.1 hit only flannel-io/flannel#1852, which the explain
+    // text says is not reported before the HostProcess path.
     let release = plan.flannel.release.as_ref().filter(|_| {
         plan.rke2.is_none() && plan.windows_setup == Some(crate::plan::WindowsSetup::HostProcess)
     });
@@ -188,6 +189,7 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
                 value("/flannel/version"),
                 message,
                 None,
+                plan.rke2.is_some(),
             ));
         }
     }
@@ -200,6 +202,7 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
                 value(pointer.clone()),
                 message,
                 None,
+                plan.rke2.is_some(),
             ));
         }
     }
@@ -215,17 +218,20 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
                 location,
                 message,
                 Some(*version),
+                plan.rke2.is_some(),
             ));
         }
     }
 }
 
-/// `kubernetes`: the release a kube-proxy advisory was found for, whose line's fix the help names.
+/// `kubernetes`: the release a kube-proxy advisory was found for, whose line's fix the help names
+/// (as an RKE2 release where `rke2`).
 fn advisory_finding(
     advisory: &Advisory,
     location: crate::diagnostic::Location,
     message: String,
     kubernetes: Option<Release>,
+    rke2: bool,
 ) -> Diagnostic {
     let help = match advisory.affected {
         Affected::Flannel { fixed, .. } => format!("use flannel `v{fixed}` or later"),
@@ -237,6 +243,10 @@ fn advisory_finding(
         } => format!("install {update} or later and write `10.0.{build}.{fixed}`"),
         Affected::KubeProxy { .. } => {
             match kubernetes.and_then(|r| advisory.affected.kube_proxy_fix(r)) {
+                // An RKE2 release carries the kube-proxy of its Kubernetes release.
+                Some(fix) if rke2 => format!(
+                    "use an RKE2 release of Kubernetes {fix} or later, whose Windows kube-proxy has the fix"
+                ),
                 Some(fix) => {
                     format!("use Kubernetes {fix} or later, whose Windows kube-proxy has the fix")
                 }

@@ -306,13 +306,13 @@ pub static PAUSE_IMAGES: &[PauseImage] = &[
         image: "registry.k8s.io/pause:3.9",
         builds: &[17763, 20348],
         unknown: &[],
-        source: "CHANGELOG 3.9 (20H2 removed)",
+        source: "CHANGELOG 3.9 (20H2 removed, kubernetes/kubernetes#112924)",
     },
     PauseImage {
         image: "registry.k8s.io/pause:3.10",
         builds: &[17763, 20348],
         unknown: &[],
-        source: "CHANGELOG 3.10 (`pause -v` on Windows, kubernetes/kubernetes#125092); `build/pause/Makefile` at TAG 3.10 (ALL_OSVERSIONS.windows := 1809 ltsc2022)",
+        source: "CHANGELOG 3.10 (`pause -v` on Windows, kubernetes/kubernetes#125067); `build/pause/Makefile` at TAG 3.10 (ALL_OSVERSIONS.windows := 1809 ltsc2022)",
     },
     // From 3.10.1 the Makefile builds one variant per os.version of the base image
     // `windows-pause-image-base:v0.4.1`, and no readable source lists those versions.
@@ -320,7 +320,7 @@ pub static PAUSE_IMAGES: &[PauseImage] = &[
         image: "registry.k8s.io/pause:3.10.1",
         builds: &[],
         unknown: &[17763, 20348],
-        source: "CHANGELOG 3.10.1 (base image v0.4.1; containerd/containerd#12085)",
+        source: "CHANGELOG 3.10.1 (base image windows-pause-image-base:v0.4.1, kubernetes/kubernetes#130102; containerd/containerd#12085)",
     },
     PauseImage {
         image: "registry.k8s.io/pause:3.10.2",

@@ -1,5 +1,5 @@
 //! The wins DaemonSets (Kubernetes 1.18 to 1.23, `windows.setup: wins-daemonsets`):
-//! `windows/kube-flannel-windows.yml` and `windows/kube-proxy-windows.yml`, sig-windows-tools'
+//! `windows/kube-flannel-wins.yml` and `windows/kube-proxy-wins.yml`, sig-windows-tools'
 //! `kubeadm/flannel/flannel-overlay.yml` (or `flannel-host-gw.yml`) and
 //! `kubeadm/kube-proxy/kube-proxy.yml` on dockerd, with this cluster's namespace, images, adapter
 //! and HNS network name. Each node is prepared with sig-windows-tools' own `PrepareNode.ps1` and
