@@ -425,7 +425,7 @@ fn rke2_install_scripts_refuse_to_run_without_a_well_formed_token() {
         let (code, said, log) = run_sandboxed(script, &out, &[("RKE2_TOKEN", RKE2_TOKEN)]);
         assert_eq!(code, Some(97), "{said}");
         assert!(
-            log.starts_with("install -d -m 0700 /etc/rancher/rke2"),
+            log.starts_with("install -d -m 0755 /etc/rancher/rke2"),
             "{log}"
         );
         assert!(!said.contains(RKE2_TOKEN) && !log.contains(RKE2_TOKEN));

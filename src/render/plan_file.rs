@@ -203,7 +203,7 @@ fn rke2<'a>(input: &'a Input) -> Result<Option<Rke2<'a>>, RenderError> {
     Ok(Some(Rke2 {
         release: &release.tag,
         known_release: release.known,
-        flannel_chart: format!("v{}", bundled.chart),
+        flannel_chart: bundled.chart_tag(),
         windows_flanneld: format!("v{}", bundled.windows_flanneld),
         servers: rke2.servers.iter().map(|index| name(*index)).collect(),
         first_server: match &rke2.rancher {

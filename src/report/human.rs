@@ -314,8 +314,9 @@ fn distribution_text(plan: &Plan) -> String {
                 || "no flannel".to_string(),
                 |bundled| {
                     format!(
-                        "rke2-flannel chart v{}, Windows flanneld v{}",
-                        bundled.chart, bundled.windows_flanneld
+                        "rke2-flannel chart {}, Windows flanneld v{}",
+                        bundled.chart_tag(),
+                        bundled.windows_flanneld
                     )
                 },
             );

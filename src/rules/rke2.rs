@@ -311,7 +311,7 @@ fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {
     };
     let line = bundled.chart_line();
     if context.spec.rancher.is_some() {
-        check_rancher_etcd_taint(context, bundled.chart, line.tolerations, found);
+        check_rancher_etcd_taint(context, &bundled.chart_tag(), line.tolerations, found);
         return;
     }
     for (field, _, map) in config_maps(context.spec) {
@@ -330,8 +330,8 @@ fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {
                     &RKE2_FLANNEL_TAINT_UNTOLERATED,
                     value(format!("/rke2/{field}/node-taint/{index}")),
                     format!(
-                        "the `rke2-flannel` chart v{} does not tolerate the taint `{text}`: the nodes that carry it get no flannel and stay NotReady",
-                        bundled.chart
+                        "the `rke2-flannel` chart {} does not tolerate the taint `{text}`: the nodes that carry it get no flannel and stay NotReady",
+                        bundled.chart_tag()
                     ),
                 )
                 .label("flannel's DaemonSet does not tolerate this")
@@ -345,7 +345,7 @@ fn check_taints(context: &Context, found: &mut Vec<Diagnostic>) {
 /// February and March 2024 charts tolerate no `NoExecute` taint (rancher/rke2#5629).
 fn check_rancher_etcd_taint(
     context: &Context,
-    chart: Release,
+    chart: &str,
     tolerations: &[rke2_releases::Toleration],
     found: &mut Vec<Diagnostic>,
 ) {
@@ -365,7 +365,7 @@ fn check_rancher_etcd_taint(
             &RKE2_FLANNEL_TAINT_UNTOLERATED,
             value(node_pointer(index, "roles")),
             format!(
-                "Rancher taints etcd-only machines `{RANCHER_ETCD_TAINT}`, which the `rke2-flannel` chart v{chart} does not tolerate: they get no flannel and stay NotReady"
+                "Rancher taints etcd-only machines `{RANCHER_ETCD_TAINT}`, which the `rke2-flannel` chart {chart} does not tolerate: they get no flannel and stay NotReady"
             ),
         )
         .label("etcd only")

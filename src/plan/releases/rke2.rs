@@ -29,6 +29,15 @@ pub struct Bundled {
     pub windows_flanneld: Release,
 }
 
+impl Bundled {
+    /// The chart's tag as RKE2 writes it: the patch in three digits (`v0.27.001`, not `v0.27.1`,
+    /// which reads like another chart, `v0.27.100`).
+    pub fn chart_tag(&self) -> String {
+        let chart = self.chart;
+        format!("v{}.{}.{:03}", chart.major, chart.minor, chart.patch)
+    }
+}
+
 /// What a line of `rke2-flannel` charts reads and defaults to, from its first chart on.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ChartLine {
@@ -448,6 +457,20 @@ pub fn newest() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chart_tags_keep_three_digits_of_patch() {
+        let tag = |patch| {
+            Bundled {
+                chart: Release::new(0, 27, patch),
+                windows_flanneld: Release::new(0, 27, 0),
+            }
+            .chart_tag()
+        };
+        assert_eq!(tag(1), "v0.27.001");
+        assert_eq!(tag(401), "v0.27.401");
+        assert_eq!(tag(100), "v0.27.100");
+    }
 
     fn at(text: &str, revision: u32) -> Resolved {
         resolve(Release::parse(text).unwrap(), revision)

@@ -80,10 +80,15 @@ fn linux(name: &str, tag: &str, role: &str, server: bool, token: &NodeSecret) ->
     for line in token.bash_lines(script_name(Os::Linux), "join_token") {
         script.line(&line);
     }
-    script.line("install -d -m 0700 /etc/rancher/rke2");
+    // The directory is readable as RKE2's own is: config.yaml and the token file inside are
+    // 0600, and a `write-kubeconfig-mode` other users may read stays reachable.
+    script.line("install -d -m 0755 /etc/rancher/rke2");
     let token_file = token_file(Os::Linux);
     script.line(&format!("install -m 0600 /dev/null {token_file}"));
     script.line(&format!("printf '%s\\n' \"$join_token\" > {token_file}"));
+    script.line("config_changed=true");
+    script
+        .line("cmp -s \"$here/config.yaml\" /etc/rancher/rke2/config.yaml && config_changed=false");
     script.line("install -m 0600 \"$here/config.yaml\" /etc/rancher/rke2/config.yaml");
     if server {
         script.comment(
@@ -97,7 +102,16 @@ fn linux(name: &str, tag: &str, role: &str, server: bool, token: &NodeSecret) ->
         Asset::Rke2InstallSh.download("").url,
         shell_quote(tag)
     ));
-    script.line(&format!("systemctl enable --now rke2-{kind}.service"));
+    // A re-run with another config.yaml restarts a running service, which reads it only as it
+    // starts; otherwise `start` is a no-op for a running one.
+    script.line(&format!("systemctl enable rke2-{kind}.service"));
+    script.line(&format!(
+        "if [ \"$config_changed\" = true ] && systemctl is-active --quiet rke2-{kind}.service; then"
+    ));
+    script.line(&format!("  systemctl restart rke2-{kind}.service"));
+    script.line("else");
+    script.line(&format!("  systemctl start rke2-{kind}.service"));
+    script.line("fi");
     script.echo(&format!(
         "node {name}: rke2-{kind} started; follow it with: journalctl -u rke2-{kind} -f"
     ));

@@ -278,7 +278,11 @@ fn node_config(
         keys.insert("server".into(), json!(join));
     }
     if server {
-        if let Some(Ok(address)) = &rke2.join_address {
+        // A server's own address is in its certificate already: the join address is a SAN to add
+        // only where it names another machine (a load balancer, another server).
+        if let Some(Ok(address)) = &rke2.join_address
+            && *address != node_address(node)?
+        {
             keys.insert("tls-san".into(), json!([address.to_string()]));
         }
         merge(&mut keys, server_role_keys(&node.roles));

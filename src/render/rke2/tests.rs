@@ -76,7 +76,11 @@ fn servers_carry_the_cluster_and_agents_only_their_node() {
     assert_eq!(first["service-cidr"], "10.43.0.0/16");
     assert_eq!(first["cluster-dns"], "10.43.0.10");
     assert_eq!(first["cluster-domain"], "cluster.local");
-    assert_eq!(first["tls-san"][0], "192.168.10.10");
+    // Its own address is in its certificate already; the second server's names the address
+    // agents join through.
+    assert!(first.get("tls-san").is_none(), "{first:?}");
+    let second = yaml(&files["rke2/server-1/config.yaml"]);
+    assert_eq!(second["tls-san"][0], "192.168.10.10");
     assert_eq!(first["token-file"], "/etc/rancher/rke2/join-token");
     assert!(
         first.get("token").is_none(),
@@ -209,7 +213,8 @@ fn install_scripts_name_the_release_and_the_node_kind() {
     let server = &files["rke2/server-0/install.sh"].contents;
     assert!(server.contains("INSTALL_RKE2_VERSION='v1.31.4+rke2r1' INSTALL_RKE2_TYPE=server sh -"));
     assert!(server.contains("/var/lib/rancher/rke2/server/manifests/rke2-flannel-config.yaml"));
-    assert!(server.contains("systemctl enable --now rke2-server.service"));
+    assert!(server.contains("install -d -m 0755 /etc/rancher/rke2\n"));
+    assert!(server.contains("systemctl enable rke2-server.service\n"));
     let agent = &files["rke2/linux-0/install.sh"].contents;
     assert!(agent.contains("INSTALL_RKE2_TYPE=agent"));
     assert!(!agent.contains("manifests"), "agents deploy no manifest");
@@ -266,4 +271,78 @@ fn every_rke2_flannel_chart_tolerates_the_dedicated_server_taint() {
             Some(false)
         );
     }
+}
+
+/// The server's install.sh run in bash with stub commands first on `PATH` (never for real): a
+/// re-run restarts a running service only when config.yaml changed, and starts it otherwise.
+#[test]
+fn a_rerun_restarts_rke2_only_when_its_config_changed() {
+    use std::os::unix::fs::PermissionsExt;
+    let files = render(SPEC);
+    let dir = std::env::temp_dir().join(format!("hybridgen-rke2-rerun-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (bin, node) = (dir.join("bin"), dir.join("rke2/server-0"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&node).unwrap();
+    let script = node.join("install.sh");
+    // The one write the stubs cannot catch (the token file's `printf >`) goes to the sandbox.
+    let etc = dir.join("etc");
+    std::fs::create_dir_all(&etc).unwrap();
+    let text = files["rke2/server-0/install.sh"]
+        .contents
+        .replace("/etc/rancher/rke2", etc.to_str().unwrap());
+    assert!(!text.contains("/etc/rancher"), "{text}");
+    std::fs::write(&script, text).unwrap();
+    std::fs::write(node.join("config.yaml"), "node-name: server-0\n").unwrap();
+    let log = dir.join("log");
+    // Every command the script reaches logs itself and succeeds; `cmp` answers whether the
+    // config is the installed one, `systemctl is-active` that the service runs.
+    let stub = |name: &str, body: &str| {
+        let path = bin.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/bash\necho \"{name} $*\" >> '{}'\n{body}\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    for name in ["install", "curl", "sh", "systemctl"] {
+        stub(name, "exit 0");
+    }
+    let run = |config_unchanged: bool| {
+        stub("cmp", if config_unchanged { "exit 0" } else { "exit 1" });
+        let _ = std::fs::remove_file(&log);
+        let output = std::process::Command::new("/bin/bash")
+            .arg(&script)
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("RKE2_TOKEN", "K10abc::server:secret")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let ran = std::fs::read_to_string(&log).unwrap();
+        ran.lines()
+            .filter(|line| line.starts_with("systemctl"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        run(false),
+        [
+            "systemctl enable rke2-server.service",
+            "systemctl is-active --quiet rke2-server.service",
+            "systemctl restart rke2-server.service",
+        ]
+    );
+    assert_eq!(
+        run(true),
+        [
+            "systemctl enable rke2-server.service",
+            "systemctl start rke2-server.service",
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
