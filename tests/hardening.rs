@@ -377,8 +377,10 @@ fn a_capture_of_many_broken_items_prints_a_bounded_report() {
         for format in ["human", "github", "json", "sarif"] {
             let run = verify_cluster(&dir, format);
             assert_eq!(run.code, Some(1), "{items} {format}: {}", run.stderr);
+            // SARIF carries the help of every rule (about 290 KB of it) whatever it reports.
+            let bound = if format == "sarif" { 400_000 } else { 300_000 };
             assert!(
-                run.stdout.len() < 300_000,
+                run.stdout.len() < bound,
                 "{items} items, {format}: {} bytes",
                 run.stdout.len()
             );

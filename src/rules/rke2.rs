@@ -110,7 +110,7 @@ declare_rules! {
 
     /// ### What it checks
     /// RKE2 with Windows nodes: that each node's Windows build is one RKE2 validates — Windows
-    /// Server 2019 (17763) or 2022 (20348).
+    /// Server 2019 (17763) from revision 2061 or 2022 (20348) from revision 169.
     ///
     /// ### Why it matters
     /// RKE2 builds and tests its Windows agent for those two; Windows Server 2025 (26100) has no
@@ -120,7 +120,8 @@ declare_rules! {
     /// Run the Windows nodes on Windows Server 2022 (`"10.0.20348.2762"` or later) or 2019.
     ///
     /// ### References
-    /// docs.rke2.io "Requirements" (Windows Server 2019 LTSC, 2022 LTSC); rancher/rancher#50915.
+    /// docs.rke2.io "Requirements" (Windows Server 2019 LTSC "17763.2061", 2022 LTSC "20348.169
+    /// and subsequent"); rancher/rancher#50915.
     RKE2_WINDOWS_BUILD_UNVALIDATED = ("HG605", "rke2-windows-build-unvalidated", Warning, Some(check_windows_builds));
 
     /// ### What it checks
@@ -176,9 +177,11 @@ declare_rules! {
     ///
     /// ### Why it matters
     /// Rancher provisions RKE2 custom clusters (`provisioning.cattle.io/v1`,
-    /// `rancher2_cluster_v2`) from 2.6; flannel for Windows is not available in the RKE2
-    /// versions Rancher 2.8 offers. The registration scripts download Rancher's installers from
-    /// `url`.
+    /// `rancher2_cluster_v2`) from 2.6. Rancher's documentation covers flannel with Windows
+    /// nodes from 2.9 (before, Calico): Rancher 2.8's version data does offer RKE2 releases with
+    /// `flannel` and its June 2024 Windows fix (v1.27.15–16, v1.28.11–14), but nothing Rancher
+    /// documents or tests sets up Windows nodes with it there. The registration scripts download
+    /// Rancher's installers from `url`.
     ///
     /// ### Fix
     /// Write Rancher's server URL, e.g. `https://rancher.example.com`, and its version, e.g.
@@ -186,7 +189,8 @@ declare_rules! {
     ///
     /// ### References
     /// terraform-provider-rancher2 `docs/resources/cluster_v2.md` ("Rancher v2.6.0 and above");
-    /// rancher/rancher-docs#1773 and PR #1821 (flannel with Windows).
+    /// rancher/rancher-docs#1773 and PR #1821 (flannel with Windows); rancher/kontainer-driver-metadata
+    /// branch `release-v2.8` (the RKE2 releases and CNIs Rancher 2.8 offers).
     RANCHER_SETTINGS_INVALID = ("HG608", "rancher-settings-invalid", Error, Some(check_rancher));
 
     /// ### What it checks
@@ -778,8 +782,9 @@ fn check_windows_builds(context: &Context, found: &mut Vec<Diagnostic>) {
     if context.plan.rke2.as_ref().is_none() {
         return;
     }
-    // docs.rke2.io "Requirements": Windows Server 2019 LTSC and 2022 LTSC.
-    const VALIDATED: [u32; 2] = [17763, 20348];
+    // docs.rke2.io "Requirements" (rancher/rke2-docs `docs/install/requirements.md`): Windows
+    // Server 2019 LTSC from 17763.2061 and 2022 LTSC from 20348.169.
+    const VALIDATED: [(u32, u32); 2] = [(17763, 2061), (20348, 169)];
     let mut reported = std::collections::BTreeSet::new();
     for node in &context.plan.nodes {
         let Some(windows) = &node.windows else {
@@ -788,7 +793,34 @@ fn check_windows_builds(context: &Context, found: &mut Vec<Diagnostic>) {
         let Some(Ok(build)) = &windows.build else {
             continue;
         };
-        if VALIDATED.contains(&build.build) || !reported.insert(windows.build_pointer.clone()) {
+        let floor = VALIDATED
+            .iter()
+            .find(|(validated, _)| *validated == build.build);
+        if let Some((_, first)) = floor {
+            // A build written without its revision says nothing below the floor (HG302 asks).
+            if build.revision.is_some_and(|revision| revision < *first)
+                && reported.insert(windows.build_pointer.clone())
+            {
+                found.push(
+                    Diagnostic::new(
+                        &RKE2_WINDOWS_BUILD_UNVALIDATED,
+                        value(windows.build_pointer.clone()),
+                        format!(
+                            "Windows build {build} is older than 10.0.{}.{first}, the first revision of {} RKE2 validates",
+                            build.build,
+                            crate::plan::releases::windows::name(build.build)
+                        ),
+                    )
+                    .label("below RKE2's validated revision")
+                    .help(format!(
+                        "update the nodes and write `\"10.0.{}.{first}\"` or later",
+                        build.build
+                    )),
+                );
+            }
+            continue;
+        }
+        if !reported.insert(windows.build_pointer.clone()) {
             continue;
         }
         found.push(
@@ -1125,9 +1157,9 @@ fn check_rancher(context: &Context, found: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 &RANCHER_SETTINGS_INVALID,
                 location,
-                format!("Rancher {version} offers no RKE2 release with flannel on Windows (its Windows clusters use Calico)"),
+                format!("Rancher {version} documents Windows nodes with Calico only: flannel with Windows nodes is documented from Rancher 2.9"),
             )
-            .label("no Windows flannel in this Rancher")
+            .label("Windows flannel undocumented in this Rancher")
             .help(format!(
                 "use Rancher 2.9 or later, e.g. `version: \"{DEFAULT_RANCHER_VERSION}\"`"
             ))
