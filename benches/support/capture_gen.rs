@@ -205,7 +205,7 @@ fn node_object(plan: &Plan, node: &hybridgen::plan::NodePlan) -> Value {
             "nodeInfo": {
                 "architecture": "amd64",
                 "bootID": "3c7d2a90-2222-4000-8000-000000000000",
-                "containerRuntimeVersion": if windows { "docker://20.10.9" } else { "containerd://1.7.22" },
+                "containerRuntimeVersion": if windows { "docker://20.10.9" } else { "containerd://2.0.11" },
                 "kernelVersion": kernel,
                 "kubeProxyVersion": "v1.23.17",
                 "kubeletVersion": "v1.23.17",
