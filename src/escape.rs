@@ -63,7 +63,7 @@ pub fn json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, se
 /// One value on one line: every control character, newlines included, written as an escape
 /// (`\n`, `\t`, `\e`, `\x07`, `\u{9b}`).
 pub fn inline(text: &str) -> String {
-    if !text.chars().any(acts_on) {
+    if shown_as_is(text) {
         return text.to_string();
     }
     let mut shown = String::with_capacity(text.len() + 8);
@@ -95,11 +95,26 @@ pub fn bounded(text: &str, max: usize) -> String {
 /// [`bounded`], written at the end of `out`; a short value with nothing to escape is copied as it
 /// is.
 pub fn push_bounded(out: &mut String, text: &str, max: usize) {
-    if text.len() <= max && !text.chars().any(acts_on) {
+    if text.len() <= max && shown_as_is(text) {
         out.push_str(text);
     } else {
         out.push_str(&bounded(text, max));
     }
+}
+
+/// [`inline`], written at the end of `out`.
+pub fn push_inline(out: &mut String, text: &str) {
+    if shown_as_is(text) {
+        out.push_str(text);
+    } else {
+        out.push_str(&inline(text));
+    }
+}
+
+/// Whether `text` holds nothing a terminal acts on; printable ASCII, what paths and names almost
+/// always are, is told by its bytes alone.
+fn shown_as_is(text: &str) -> bool {
+    text.bytes().all(|byte| (b' '..=b'~').contains(&byte)) || !text.chars().any(acts_on)
 }
 
 /// Text shown as lines (a file's lines under a finding): line breaks and tabs kept, every other
@@ -182,6 +197,20 @@ pub fn markdown_code(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_ascii_is_the_only_text_told_by_its_bytes() {
+        // Every character below U+0800 (one and two UTF-8 bytes), alone and after a plain word.
+        for c in (0..0x800).filter_map(char::from_u32) {
+            for text in [c.to_string(), format!("node-{c}")] {
+                assert_eq!(shown_as_is(&text), !text.chars().any(acts_on), "{text:?}");
+                let mut pushed = String::from(">");
+                push_inline(&mut pushed, &text);
+                assert_eq!(pushed, format!(">{}", inline(&text)), "{text:?}");
+            }
+        }
+        assert!(!shown_as_is("a\u{202e}b"));
+    }
 
     #[test]
     fn controls_are_shown_not_sent() {

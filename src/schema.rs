@@ -127,7 +127,11 @@ pub(crate) fn load_typing_nodes(
         source,
         &mut |item| {
             if let Some(typed) = &mut nodes {
-                match strict::type_strictly::<Node>(item) {
+                let node = match item {
+                    load::NodeItem::Members(members) => strict::type_members::<Node>(members),
+                    load::NodeItem::Value(value) => strict::type_strictly::<Node>(value),
+                };
+                match node {
                     Some(node) => typed.push(node),
                     None => nodes = None,
                 }

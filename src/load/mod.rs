@@ -168,6 +168,14 @@ pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
     load_within(source, &SPEC)
 }
 
+/// An item of a spec's `nodes` list as [`load_taking_nodes`] hands it over.
+pub enum NodeItem<'i, 'k> {
+    /// A mapping, as its members in document order: no map is built for what is typed at once.
+    Members(&'i mut dyn Iterator<Item = (&'k str, serde_json::Value)>),
+    /// Any other value.
+    Value(serde_json::Value),
+}
+
 /// Parses the text of a decoded spec into a document, handing each item of its top-level `nodes`
 /// list to `take_node` as soon as the item is read; what `take_node` returns stands in the list
 /// in its place. A spec's nodes are most of its values, so typing them one by one keeps the JSON
@@ -175,7 +183,7 @@ pub fn load(source: &SourceFile) -> Result<Document, LoadError> {
 /// is a line moved to another column offers first a move that gives a document `accepts`.
 pub fn load_taking_nodes(
     source: &SourceFile,
-    take_node: &mut dyn FnMut(serde_json::Value) -> serde_json::Value,
+    take_node: &mut dyn FnMut(NodeItem<'_, '_>) -> serde_json::Value,
     accepts: &dyn Fn(serde_json::Value) -> bool,
 ) -> Result<Document, LoadError> {
     parse::parse(source, &SPEC, Some(take_node), accepts)

@@ -4,7 +4,7 @@
 
 use super::scalar::resolve_plain;
 use super::span_index::{Kind, LIST_ITEM, SpanIndex};
-use super::{Document, Limits, LoadError};
+use super::{Document, Limits, LoadError, NodeItem};
 use crate::source::SourceFile;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 use serde_json::{Map, Value};
@@ -23,7 +23,7 @@ pub const MAX_DEPTH: usize = 64;
 pub(super) fn parse(
     source: &SourceFile,
     limits: &'static Limits,
-    take_node: Option<&mut dyn FnMut(Value) -> Value>,
+    take_node: Option<&mut dyn FnMut(NodeItem<'_, '_>) -> Value>,
     accepts: &dyn Fn(Value) -> bool,
 ) -> Result<Document, LoadError> {
     // A byte-order mark is legal at the start of a YAML stream; the spans keep counting it.
@@ -150,7 +150,7 @@ struct Builder<'a> {
     base: usize,
     documents: usize,
     limits: &'static Limits,
-    take_node: Option<&'a mut dyn FnMut(Value) -> Value>,
+    take_node: Option<&'a mut dyn FnMut(NodeItem<'_, '_>) -> Value>,
 }
 
 impl Builder<'_> {
@@ -316,7 +316,7 @@ impl Builder<'_> {
         match (self.stack.last(), self.take_node.as_mut()) {
             (None, _) => self.root = Some(value),
             (Some(frame), Some(take_node)) if frame.is_node_list => {
-                self.values.push(take_node(value));
+                self.values.push(take_node(NodeItem::Value(value)));
             }
             (Some(_), _) => self.values.push(value),
         }
@@ -335,7 +335,11 @@ impl Builder<'_> {
         if let Some(parent) = self.stack.last_mut() {
             parent.last_child_end = parent.last_child_end.max(span.end);
         }
-        let value = self.collect_value(&frame);
+        // Before the span index sorts the mapping's keys: values pair with them in document order.
+        let (value, taken) = match self.take_mapping_item(&frame) {
+            Some(placeholder) => (placeholder, true),
+            None => (self.collect_value(&frame), false),
+        };
         self.spans
             .close(frame.node, span, &mut self.edges[frame.edges_from..]);
         if let Some((name, key, first)) = self.spans.first_duplicate(frame.node) {
@@ -347,8 +351,27 @@ impl Builder<'_> {
             return Err(error);
         }
         self.edges.truncate(frame.edges_from);
-        self.finish_value(value);
+        if taken {
+            self.values.push(value);
+        } else {
+            self.finish_value(value);
+        }
         Ok(())
+    }
+
+    /// A closing mapping that is an item of the `nodes` list goes to `take_node` as its members;
+    /// what stands in its place, or `None` for any other collection.
+    fn take_mapping_item(&mut self, frame: &Frame) -> Option<Value> {
+        let in_node_list = self.stack.last().is_some_and(|parent| parent.is_node_list);
+        let take_node = self
+            .take_node
+            .as_mut()
+            .filter(|_| frame.is_mapping && in_node_list)?;
+        let keys = self.edges[frame.edges_from..]
+            .iter()
+            .map(|(key, _)| self.spans.key_text(*key));
+        let mut members = keys.zip(self.values.drain(frame.values_from..));
+        Some(take_node(NodeItem::Members(&mut members)))
     }
 
     /// The value of a closing collection, made of its children's values (in document order).

@@ -371,7 +371,7 @@ fn push_artifacts(out: &mut Pieces, artifacts: &[String]) -> io::Result<()> {
     let _ = writeln!(out.text, "\n  render writes ({}):", artifacts.len());
     for path in artifacts {
         out.text.push_str("    ");
-        out.text.push_str(&escape::inline(path));
+        escape::push_inline(&mut out.text, path);
         out.text.push('\n');
         out.line_end()?;
     }

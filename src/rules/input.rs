@@ -538,12 +538,8 @@ fn check_duplicate_nodes(context: &Context, found: &mut Vec<Diagnostic>) {
     let count = context.plan.nodes.len();
     let mut names: HashMap<&str, usize> = HashMap::with_capacity(count);
     let mut addresses: HashMap<u32, usize> = HashMap::with_capacity(count);
-    let all_names: std::collections::HashSet<&str> = context
-        .plan
-        .nodes
-        .iter()
-        .map(|node| node.name.as_str())
-        .collect();
+    // Every name, for the free one a duplicate's help offers: gathered only once one is found.
+    let mut all_names: Option<std::collections::HashSet<&str>> = None;
     for (index, node) in context.plan.nodes.iter().enumerate() {
         if let Some(first) = first_use(&mut names, node.name.as_str(), index) {
             found.push(
@@ -556,7 +552,18 @@ fn check_duplicate_nodes(context: &Context, found: &mut Vec<Diagnostic>) {
                 .related(value(node_pointer(first, "name")), "first used here")
                 .help(format!(
                     "rename one of the nodes, e.g. `{}`",
-                    free_name(&all_names, &node.name, index)
+                    free_name(
+                        all_names.get_or_insert_with(|| {
+                            context
+                                .plan
+                                .nodes
+                                .iter()
+                                .map(|node| node.name.as_str())
+                                .collect()
+                        }),
+                        &node.name,
+                        index
+                    )
                 )),
             );
         }

@@ -199,7 +199,7 @@ fn check_advisories(context: &Context, found: &mut Vec<Diagnostic>) {
             let message = format!("Windows build {build}: {}", advisory.effect);
             found.push(advisory_finding(
                 advisory,
-                value(pointer.clone()),
+                value(*pointer),
                 message,
                 None,
                 plan.rke2.is_some(),

@@ -261,12 +261,12 @@ fn check_wins_flannel(context: &Context, found: &mut Vec<Diagnostic>) {
 }
 
 /// Every distinct place a Windows build in use is declared, with the build.
-pub(super) fn declared_builds(plan: &Plan) -> BTreeMap<String, WindowsBuild> {
+pub(super) fn declared_builds(plan: &Plan) -> BTreeMap<&str, WindowsBuild> {
     plan.nodes
         .iter()
         .filter_map(|node| node.windows.as_ref())
         .filter_map(|windows| match &windows.build {
-            Some(Ok(build)) => Some((windows.build_pointer.clone(), *build)),
+            Some(Ok(build)) => Some((windows.build_pointer.as_str(), *build)),
             _ => None,
         })
         .collect()
@@ -366,7 +366,7 @@ fn check_images(context: &Context, found: &mut Vec<Diagnostic>) {
                         },
                     )
                     .label("image and host builds differ")
-                    .related(value(pointer.clone()), "the nodes' build is declared here")
+                    .related(value(*pointer), "the nodes' build is declared here")
                     .help(format!("use the {field} image for build {}, or leave `windows.images.{field}` out", host.build)),
                 );
             }

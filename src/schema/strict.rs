@@ -19,6 +19,13 @@ pub(crate) fn type_strictly<T: de::DeserializeOwned>(value: Value) -> Option<T> 
     T::deserialize(Strict(value)).ok()
 }
 
+/// A mapping's members typed as `T`, as [`type_strictly`] types the object that holds them.
+pub(crate) fn type_members<'k, T: de::DeserializeOwned>(
+    members: impl Iterator<Item = (&'k str, Value)>,
+) -> Option<T> {
+    T::deserialize(StrictMembers(members)).ok()
+}
+
 /// Why strict typing stopped; the reference path says it properly.
 #[derive(Debug)]
 struct Refused;
@@ -128,13 +135,37 @@ impl<'de> SeqAccess<'de> for Items {
     }
 }
 
+/// A mapping's members outside a JSON value; typed only as a whole mapping.
+struct StrictMembers<I>(I);
+
+impl<'de, 'k, I: Iterator<Item = (&'k str, Value)>> Deserializer<'de> for StrictMembers<I> {
+    type Error = Refused;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        visitor.visit_map(Members {
+            members: self.0,
+            value: None,
+        })
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
+}
+
 /// An object's members, each a name and its value.
-struct Members {
-    members: serde_json::map::IntoIter,
+struct Members<I> {
+    members: I,
     value: Option<Value>,
 }
 
-impl<'de> MapAccess<'de> for Members {
+impl<'de, Name, I> MapAccess<'de> for Members<I>
+where
+    Name: IntoDeserializer<'de, Refused>,
+    I: Iterator<Item = (Name, Value)>,
+{
     type Error = Refused;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -218,6 +249,42 @@ mod tests {
             .is_none()
         );
         assert!(type_strictly::<Metadata>(json!({"name": "a", "extra": 1})).is_none());
+    }
+
+    #[test]
+    fn members_type_as_the_object_that_holds_them() {
+        let typed = |node: &Value| {
+            let members = node.as_object().unwrap().clone();
+            let pairs: Vec<(String, Value)> = members.into_iter().collect();
+            let from_members: Option<Node> = type_members(
+                // Document order, not the object's sorted order.
+                pairs
+                    .iter()
+                    .rev()
+                    .map(|(key, value)| (key.as_str(), value.clone())),
+            );
+            let from_object: Option<Node> = type_strictly(node.clone());
+            let typed = from_object.is_some();
+            let shown = |node: Option<Node>| node.map(|node| serde_json::to_value(node).unwrap());
+            assert_eq!(shown(from_members), shown(from_object), "{node}");
+            typed
+        };
+        assert!(typed(&json!({
+            "name": "win-0", "os": "windows", "roles": ["worker"], "address": "10.0.0.1",
+            "windowsBuild": "10.0.20348.2762", "interfaceName": "Ethernet 2",
+            "cloud": {"instanceId": "i-1"}
+        })));
+        for refused in [
+            json!({"name": "a", "os": "linux", "roles": ["worker"], "address": "10.0.0.1", "extra": 1}),
+            json!({"name": "a", "os": "linux", "roles": "worker", "address": "10.0.0.1"}),
+            json!({"name": "a", "os": "linux", "roles": ["worker"], "address": null}),
+            json!({"name": "a", "os": "beos", "roles": ["worker"], "address": "10.0.0.1"}),
+            json!({"name": "a", "os": "linux", "roles": ["worker"]}),
+        ] {
+            assert!(!typed(&refused));
+        }
+        // A list is no mapping.
+        assert!(type_members::<Node>(std::iter::empty()).is_none());
     }
 
     #[test]

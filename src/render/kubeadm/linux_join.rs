@@ -27,7 +27,7 @@ fn workers(plan: &Plan) -> Vec<(&NodePlan, Ipv4Addr)> {
 }
 
 fn path(node: &NodePlan) -> Result<String, RenderError> {
-    Ok(format!("kubeadm/{}/join.sh", path_segment(&node.name)?))
+    Ok(["kubeadm/", path_segment(&node.name)?, "/join.sh"].concat())
 }
 
 /// The files `render` writes here.

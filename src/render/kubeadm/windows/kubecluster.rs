@@ -278,7 +278,7 @@ pub fn paths(input: &Input) -> Result<Vec<String>, RenderError> {
 }
 
 fn node_file_path(name: &str, file_name: &str) -> Result<String, RenderError> {
-    Ok(format!("windows/{}/{file_name}", checked_node_name(name)?))
+    Ok(["windows/", checked_node_name(name)?, "/", file_name].concat())
 }
 
 pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
