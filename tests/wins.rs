@@ -202,3 +202,36 @@ fn plan_json_names_the_pause_image_prepare_node_runs() {
         "{pauses:?}"
     );
 }
+
+/// HG332's finding, suppressed in the spec, still keeps an adapter wins would split out of
+/// `run.ps1`: the renderer refuses it through the same check, naming the rule.
+#[test]
+fn a_suppressed_hg332_adapter_is_still_not_rendered() {
+    for (find, replace) in [
+        (
+            "  interfaceName: Ethernet\n",
+            "  interfaceName: Ethernet 2 # hybridgen: allow HG332 -- test\n",
+        ),
+        (
+            "    address: 192.168.10.30\n",
+            "    address: 192.168.10.30\n    interfaceName: Ethernet2 # hybridgen: allow HG332 -- test\n",
+        ),
+    ] {
+        let text = read(EXAMPLE).replace(find, replace);
+        assert!(text.contains(replace));
+        let checked = hybridgen::pipeline::check("spec.yaml", text.into_bytes());
+        let unsuppressed: Vec<_> = checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.suppression.is_none())
+            .map(|d| d.code())
+            .collect();
+        assert_eq!(unsuppressed, Vec::<&str>::new(), "{replace}");
+        assert!(checked.diagnostics.iter().any(|d| d.code() == "HG332"));
+        let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
+            panic!("does not plan");
+        };
+        let error = render_all(&Input { spec, plan }).expect_err(replace);
+        assert!(error.0.ends_with("(HG332)"), "{}", error.0);
+    }
+}
