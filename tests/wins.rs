@@ -235,3 +235,31 @@ fn a_suppressed_hg332_adapter_is_still_not_rendered() {
         assert!(error.0.ends_with("(HG332)"), "{}", error.0);
     }
 }
+
+/// `PrepareNode.ps1 -ContainerRuntime Docker` stops unless dockerd is running (sig-windows-tools
+/// 1ab39f18, `kubeadm/scripts/PrepareNode.ps1`): each node's steps install Docker first, from a
+/// script pinned to a commit, at a pinned Docker version.
+#[test]
+fn the_steps_install_docker_before_prepare_node() {
+    let (_, files) = rendered(EXAMPLE);
+    let readme = &files["README.md"];
+    let line = |needle: &str| {
+        readme
+            .lines()
+            .position(|line| line.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle}"))
+    };
+    let feature = line("Install-WindowsFeature -Name Containers");
+    let docker = line("install-docker-ce.ps1 -DockerVersion 20.10.24");
+    let prepare = line("PrepareNode.ps1 -KubernetesVersion");
+    assert!(feature < docker && docker < prepare, "{readme}");
+    let url = readme
+        .lines()
+        .find(|line| line.starts_with("curl.exe") && line.ends_with("/install-docker-ce.ps1"))
+        .unwrap();
+    let commit = url.split('/').nth(5).unwrap_or_else(|| panic!("{url}"));
+    assert!(
+        commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{url}"
+    );
+}

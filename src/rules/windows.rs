@@ -153,8 +153,9 @@ declare_rules! {
     /// What `render` writes for `wins-daemonsets`: `windows/kube-flannel-wins.yml` and
     /// `windows/kube-proxy-wins.yml` (sig-windows-tools' manifests at commit 1ab39f1, their
     /// dockerd variant only), and steps that run sig-windows-tools' own `PrepareNode.ps1` of that
-    /// commit on each node, then `kubeadm join`. It renders no per-node file, no Docker install
-    /// and no kubelet configuration of its own for this setup.
+    /// commit on each node, after Docker 20.10 from Microsoft's `install-docker-ce.ps1`, then
+    /// `kubeadm join`. It renders no per-node file and no kubelet configuration of its own for this
+    /// setup.
     ///
     /// ### References
     /// kubernetes-sigs/sig-windows-tools commit ea35456 ("Adds flannel (overlay + l2bridge) and
