@@ -238,6 +238,13 @@ fn a_suppressed_hg332_adapter_is_still_not_rendered() {
         };
         let error = render_all(&Input { spec, plan }).expect_err(replace);
         assert!(error.0.ends_with("(HG332)"), "{}", error.0);
+        if replace.starts_with("    ") {
+            assert!(
+                error.0.starts_with("Windows node `win-worker-0`: "),
+                "{}",
+                error.0
+            );
+        }
     }
 }
 

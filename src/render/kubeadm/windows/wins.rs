@@ -6,7 +6,9 @@
 //! joined with `kubeadm join` (the steps README says how); nothing here is per node.
 
 use super::node_settings;
-use crate::plan::{wins_adapter_problems, wins_flannel_image, wins_kube_proxy_image};
+use crate::plan::{
+    WinsAdapterProblem, wins_adapter_problems, wins_flannel_image, wins_kube_proxy_image,
+};
 use crate::render::{Artifact, Input, RenderError};
 use crate::spec::Backend;
 use minijinja::context;
@@ -38,7 +40,15 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     })?;
     // HG332 reports these; a suppressed finding must still not reach `run.ps1`.
     if let Some(problem) = wins_adapter_problems(settings.windows, &plan.nodes).first() {
-        return Err(RenderError(format!("{problem} (HG332)")));
+        let at = match problem {
+            WinsAdapterProblem::OwnAdapter { node, .. } => plan
+                .nodes
+                .get(*node)
+                .map(|node| format!("Windows node `{}`: ", node.name))
+                .unwrap_or_default(),
+            WinsAdapterProblem::NotOneWord(_) => String::new(),
+        };
+        return Err(RenderError(format!("{at}{problem} (HG332)")));
     }
     let interface = settings.windows.interface_name.clone();
     let vxlan = plan.flannel.backend == Backend::Vxlan;
