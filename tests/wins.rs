@@ -3,6 +3,7 @@
 //! rendered object that names the network names that one; the DaemonSets run on Windows only; the
 //! rendered files are reviewed snapshots.
 
+use hybridgen::diagnostic::Severity;
 use hybridgen::render::{Artifact, Input, render_all};
 use serde::Deserialize;
 use serde_yaml::Value as Yaml;
@@ -29,7 +30,11 @@ fn codes(text: &str) -> Vec<&'static str> {
 }
 
 fn rendered(path: &str) -> (String, BTreeMap<String, String>) {
-    let checked = hybridgen::pipeline::check(path, read(path).into_bytes());
+    rendered_text(path, &read(path))
+}
+
+fn rendered_text(path: &str, text: &str) -> (String, BTreeMap<String, String>) {
+    let checked = hybridgen::pipeline::check(path, text.as_bytes().to_vec());
     let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
         panic!("{path} does not plan");
     };
@@ -201,4 +206,197 @@ fn plan_json_names_the_pause_image_prepare_node_runs() {
             .all(|pause| *pause == "mcr.microsoft.com/oss/kubernetes/pause:3.6"),
         "{pauses:?}"
     );
+}
+
+/// HG332's finding, suppressed in the spec, still keeps an adapter wins would split out of
+/// `run.ps1`: the renderer refuses it through the same check, naming the rule.
+#[test]
+fn a_suppressed_hg332_adapter_is_still_not_rendered() {
+    for (find, replace) in [
+        (
+            "  interfaceName: Ethernet\n",
+            "  interfaceName: Ethernet 2 # hybridgen: allow HG332 -- test\n",
+        ),
+        (
+            "    address: 192.168.10.30\n",
+            "    address: 192.168.10.30\n    interfaceName: Ethernet2 # hybridgen: allow HG332 -- test\n",
+        ),
+    ] {
+        let text = read(EXAMPLE).replace(find, replace);
+        assert!(text.contains(replace));
+        let checked = hybridgen::pipeline::check("spec.yaml", text.into_bytes());
+        let unsuppressed: Vec<_> = checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.suppression.is_none())
+            .map(|d| d.code())
+            .collect();
+        assert_eq!(unsuppressed, Vec::<&str>::new(), "{replace}");
+        assert!(checked.diagnostics.iter().any(|d| d.code() == "HG332"));
+        let (Some(spec), Some(plan)) = (&checked.spec, &checked.plan) else {
+            panic!("does not plan");
+        };
+        let error = render_all(&Input { spec, plan }).expect_err(replace);
+        assert!(error.0.ends_with("(HG332)"), "{}", error.0);
+        if replace.starts_with("    ") {
+            assert!(
+                error.0.starts_with("Windows node `win-worker-0`: "),
+                "{}",
+                error.0
+            );
+        }
+    }
+}
+
+/// `PrepareNode.ps1 -ContainerRuntime Docker` stops unless dockerd is running (sig-windows-tools
+/// 1ab39f18, `kubeadm/scripts/PrepareNode.ps1`): each node's steps install Docker first, from a
+/// script pinned to a commit, at a pinned Docker version.
+#[test]
+fn the_steps_install_docker_before_prepare_node() {
+    let (_, files) = rendered(EXAMPLE);
+    let readme = &files["README.md"];
+    let line = |needle: &str| {
+        readme
+            .lines()
+            .position(|line| line.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle}"))
+    };
+    let feature = line("Install-WindowsFeature -Name Containers");
+    let docker = line("install-docker-ce.ps1 -DockerVersion 20.10.24");
+    let prepare = line("PrepareNode.ps1 -KubernetesVersion");
+    assert!(feature < docker && docker < prepare, "{readme}");
+    let url = readme
+        .lines()
+        .find(|line| line.starts_with("curl.exe") && line.ends_with("/install-docker-ce.ps1"))
+        .unwrap();
+    let commit = url.split('/').nth(5).unwrap_or_else(|| panic!("{url}"));
+    assert!(
+        commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{url}"
+    );
+}
+
+/// The values a spec can put into the wins DaemonSets, at the edge of what plans without errors:
+/// the largest VNI (`flannel.16777215`, a warning only) with an adapter of every character HG332
+/// lets through, and a network name HG205 would reject, suppressed, full of YAML and PowerShell.
+/// Whatever the spec says, the command lines (`wins cli process run ...` in `run.ps1`, the whole
+/// kube-proxy script, each container's command and args) are the upstream ones with only the
+/// planned mode and adapter in them, the network name reaches only the JSON `name` and
+/// `KUBE_NETWORK` (read back exactly), and the files hold the same objects and keys.
+#[test]
+fn hostile_accepted_values_stay_out_of_the_wins_command_lines() {
+    let example = read(EXAMPLE);
+    let edge = example
+        .replace("  vni: 4096\n", "  vni: 16777215\n")
+        .replace(
+            "networkName: flannel.4096 ",
+            "networkName: flannel.16777215 ",
+        )
+        .replace("interfaceName: Ethernet\n", "interfaceName: -_.Az09\n");
+    let hostile_name = "a\"b\n---\nkind: Secret\n# ' $(c) `d --interface=e";
+    let suppressed = example.replace(
+        "  networkName: flannel.4096 ",
+        &format!(
+            "  # hybridgen: allow HG205 -- a name no check accepts\n  networkName: {} ",
+            serde_json::to_string(hostile_name).unwrap()
+        ),
+    );
+    let (_, base) = rendered(EXAMPLE);
+    let base_flannel = documents(&base[FLANNEL]);
+    let base_proxy = documents(&base[KUBE_PROXY]);
+    let script = |documents: &[Yaml], key: &str| -> String {
+        object(documents, "ConfigMap")["data"][key]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    for (case, text, adapter) in [
+        ("edge", &edge, "-_.Az09"),
+        ("suppressed", &suppressed, "Ethernet"),
+    ] {
+        assert_ne!(text, &example, "{case}: the replacements missed");
+        let checked = hybridgen::pipeline::check("spec.yaml", text.as_bytes().to_vec());
+        let errors: Vec<_> = checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.suppression.is_none() && d.severity == Severity::Error)
+            .map(|d| d.code())
+            .collect();
+        assert_eq!(errors, Vec::<&str>::new(), "{case}");
+        let (network, files) = rendered_text(case, text);
+        let flannel = documents(&files[FLANNEL]);
+        let proxy = documents(&files[KUBE_PROXY]);
+        for (documents, base) in [(&flannel, &base_flannel), (&proxy, &base_proxy)] {
+            let shape = |documents: &[Yaml]| -> Vec<(Yaml, Yaml, Vec<Yaml>)> {
+                documents
+                    .iter()
+                    .map(|d| {
+                        let keys = d["data"]
+                            .as_mapping()
+                            .map(|data| data.keys().cloned().collect())
+                            .unwrap_or_default();
+                        (d["kind"].clone(), d["metadata"].clone(), keys)
+                    })
+                    .collect()
+            };
+            assert_eq!(shape(documents), shape(base), "{case}");
+        }
+        // run.ps1: the example's, with the planned adapter in the one place upstream has it.
+        let run = script(&flannel, "run.ps1");
+        assert_eq!(
+            run,
+            script(&base_flannel, "run.ps1").replace(
+                "--interface=Ethernet\"",
+                &format!("--interface={adapter}\"")
+            ),
+            "{case}"
+        );
+        let wins_lines: Vec<&str> = run
+            .lines()
+            .map(str::trim)
+            .filter(|line| line.starts_with("wins cli process run"))
+            .collect();
+        assert_eq!(
+            wins_lines,
+            [
+                format!(
+                    "wins cli process run --path /k/flannel/setup.exe --args \"--mode=overlay --interface={adapter}\""
+                )
+                .as_str(),
+                "wins cli process run --path /k/flannel/flanneld.exe --args \"--kube-subnet-mgr --kubeconfig-file /k/flannel/kubeconfig.yml\" --envs \"POD_NAME=$env:POD_NAME POD_NAMESPACE=$env:POD_NAMESPACE\"",
+            ],
+            "{case}"
+        );
+        // kube-proxy's script takes nothing from the spec; the network name comes as a value.
+        assert_eq!(
+            script(&proxy, "run-script.ps1"),
+            script(&base_proxy, "run-script.ps1"),
+            "{case}"
+        );
+        for (documents, base) in [(&flannel, &base_flannel), (&proxy, &base_proxy)] {
+            let container =
+                &object(documents, "DaemonSet")["spec"]["template"]["spec"]["containers"][0];
+            let base_container =
+                &object(base, "DaemonSet")["spec"]["template"]["spec"]["containers"][0];
+            assert_eq!(container["command"], base_container["command"], "{case}");
+            assert_eq!(container["args"], base_container["args"], "{case}");
+        }
+        let env = object(&proxy, "DaemonSet")["spec"]["template"]["spec"]["containers"][0]["env"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == "KUBE_NETWORK")
+            .unwrap()["value"]
+            .clone();
+        assert_eq!(env, Yaml::from(network.as_str()), "{case}");
+        let cni: serde_json::Value =
+            serde_json::from_str(&script(&flannel, "cni-conf.json")).unwrap();
+        assert_eq!(cni["name"], network.as_str(), "{case}");
+        let planned = if case == "edge" {
+            "flannel.16777215"
+        } else {
+            hostile_name
+        };
+        assert_eq!(network, planned, "{case}");
+    }
 }

@@ -534,6 +534,72 @@ pub fn wins_kube_proxy_image(kubernetes: &version::Release) -> String {
     format!("sigwindowstools/kube-proxy:v{kubernetes}-nanoserver")
 }
 
+/// Why the wins flannel DaemonSet cannot hand the Windows nodes' adapter to flannel's `setup.exe`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WinsAdapterProblem<'a> {
+    /// The node at `node` (its index in `nodes`) names its own adapter: the DaemonSet is shared by
+    /// every Windows node and passes one name, `windows.interfaceName` (`shared`).
+    OwnAdapter {
+        node: usize,
+        name: &'a str,
+        shared: &'a str,
+    },
+    /// `windows.interfaceName` is not one word of ASCII letters, digits, `-`, `_` and `.`: wins
+    /// splits `--args` at every space (rancher/wins `cmd/cmds/flags/list_value.go`,
+    /// `valueSeparator`), and the name sits in a double-quoted PowerShell string of `run.ps1`.
+    NotOneWord(&'a str),
+}
+
+impl std::fmt::Display for WinsAdapterProblem<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::OwnAdapter { name, shared, .. } => write!(
+                formatter,
+                "this node's adapter `{name}` is not `{shared}` (`windows.interfaceName`), the one adapter the wins flannel DaemonSet passes to every Windows node"
+            ),
+            Self::NotOneWord(name) => write!(
+                formatter,
+                "adapter name `{name}` has characters other than ASCII letters, digits, `-`, `_` and `.`: wins passes it to flannel's setup.exe in `--args`, which it splits at spaces"
+            ),
+        }
+    }
+}
+
+/// The adapter of a Windows node when neither the node nor `windows.interfaceName` names one:
+/// the first wired adapter's name on Windows Server, and KubeCluster.ps1's own default
+/// (sig-windows-tools `kubeadm/v1.16.0/Kubeclustervxlan.json`, `InterfaceName`).
+pub const DEFAULT_INTERFACE_NAME: &str = "Ethernet";
+
+/// Whether an adapter name may hold `c` when wins passes it on: an ASCII letter or digit, `-`,
+/// `_` or `.` (no space, which splits `--args`, and nothing PowerShell quotes or expands).
+pub fn wins_adapter_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_.".contains(c)
+}
+
+/// Every reason the wins flannel DaemonSet (`windows.setup: wins-daemonsets`) cannot take the
+/// Windows nodes' adapter: sig-windows-tools' `kubeadm/flannel/flannel-overlay.yml` (commit
+/// 1ab39f18) runs `wins cli process run --path /k/flannel/setup.exe --args "--mode=overlay
+/// --interface=Ethernet"` on every node, one adapter name for all. HG332 reports them and the
+/// renderer refuses them, so both read this one list.
+pub fn wins_adapter_problems<'a>(
+    windows: &'a WindowsPlan,
+    nodes: &'a [NodePlan],
+) -> Vec<WinsAdapterProblem<'a>> {
+    let shared = windows.interface_name.as_str();
+    let mut problems: Vec<_> = nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(node, plan)| {
+            let name = plan.windows.as_ref()?.interface_name.as_str();
+            (name != shared).then_some(WinsAdapterProblem::OwnAdapter { node, name, shared })
+        })
+        .collect();
+    if shared.is_empty() || !shared.chars().all(wins_adapter_char) {
+        problems.push(WinsAdapterProblem::NotOneWord(shared));
+    }
+    problems
+}
+
 /// The HNS network the Windows node setup (KubeCluster.ps1) creates and waits for.
 pub fn expected_network_name(backend: Backend) -> &'static str {
     match backend {
@@ -618,7 +684,7 @@ fn plan_windows(
         interface_name: windows
             .interface_name
             .clone()
-            .unwrap_or_else(|| "Ethernet".into()),
+            .unwrap_or_else(|| DEFAULT_INTERFACE_NAME.into()),
         install_dir: windows
             .install_dir
             .clone()
@@ -788,7 +854,7 @@ fn node_windows(spec: &Spec, index: usize, setup: Option<WindowsSetup>) -> NodeW
             .interface_name
             .clone()
             .or_else(|| shared.and_then(|windows| windows.interface_name.clone()))
-            .unwrap_or_else(|| "Ethernet".into()),
+            .unwrap_or_else(|| DEFAULT_INTERFACE_NAME.into()),
         images,
     }
 }

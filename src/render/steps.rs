@@ -50,6 +50,19 @@ const KUBECLUSTER_RAW: &str =
 /// a revision that takes `-ContainerRuntime Docker` and installs wins (the later aba680c changed
 /// only its containerd path; ba81c7a's 1.24 changes dropped Docker).
 const PREPARE_NODE_RAW: &str = "https://raw.githubusercontent.com/kubernetes-sigs/sig-windows-tools/1ab39f18380ca077be6d6c9105efd7f74fdc5afa/kubeadm/scripts/PrepareNode.ps1";
+/// Microsoft's Docker installer for Windows Server, pinned to 86af3b6 (2023-07-04), the revision
+/// that takes `-DockerVersion` and downloads from download.docker.com. The Kubernetes docs of the
+/// dockershim releases (kubernetes/website `content/en/docs/tasks/administer-cluster/kubeadm/
+/// adding-windows-nodes.md`: `Install-WindowsFeature -Name containers`, then Docker) sent readers
+/// to Microsoft's "Prep Windows for containers" (MicrosoftDocs/Virtualization-Documentation
+/// `virtualization/windowscontainers/quick-start/set-up-environment.md`, `Install-Module -Name
+/// DockerMsftProvider`), whose package source closed in May 2023 (OneGet/MicrosoftDockerProvider
+/// README, issue #91); that page gives this script instead.
+const INSTALL_DOCKER_RAW: &str = "https://raw.githubusercontent.com/microsoft/Windows-Containers/86af3b6b0f9e6928c3888d29fb601596a3211f60/helpful_tools/Install-DockerCE/install-docker-ce.ps1";
+/// The Docker the wins nodes get: the last 20.10 release (docker-library's
+/// `docker:20.10-windowsservercore` images download the same `docker-20.10.24.zip`), the line of the
+/// dockershim years, rather than the script's default `latest`, which moves on without the kubelet.
+const WINS_DOCKER_VERSION: &str = "20.10.24";
 
 /// Who runs a step.
 enum Machine<'a> {
@@ -528,19 +541,40 @@ fn kubeadm<'a>(input: &'a Input, paths: &BTreeSet<&str>) -> Result<Vec<Step<'a>>
     Ok(steps)
 }
 
-/// A Windows worker of the wins DaemonSets: sig-windows-tools' `PrepareNode.ps1` on dockerd, then
-/// the same `kubeadm join` as a Linux worker; flanneld and kube-proxy come with the DaemonSets.
+/// A Windows worker of the wins DaemonSets: Docker, sig-windows-tools' `PrepareNode.ps1` on
+/// dockerd, then the same `kubeadm join` as a Linux worker; flanneld and kube-proxy come with the
+/// DaemonSets.
 fn wins_node_step<'a>(node: &'a NodePlan, address: Ipv4Addr, kubernetes: &str) -> Step<'a> {
     Step::new(
         Machine::Node(node, address),
-        "Windows worker, PrepareNode.ps1 and kubeadm join as Administrator",
+        "Windows worker, Docker, PrepareNode.ps1 and kubeadm join as Administrator",
     )
     .text(format!(
-        "On {}, with Docker installed and running (`PrepareNode.ps1` stops without it), in an \
-         elevated PowerShell: sig-windows-tools' `PrepareNode.ps1` downloads kubelet and kubeadm \
-         {}, installs rancher/wins as a service (the DaemonSets start flanneld and kube-proxy on \
-         the host through it) and the kubelet as a service after Docker:",
+        "On {}, in an elevated PowerShell, first Docker, which `PrepareNode.ps1` expects running. \
+         The Kubernetes docs' \"Adding Windows nodes\" of this setup's releases install the \
+         Containers feature, then Docker the way Microsoft's \"Prep Windows for containers\" \
+         said then, with the `DockerMsftProvider` module; its package source closed in May 2023, \
+         and Microsoft's `install-docker-ce.ps1` takes its place. The feature needs a restart:",
         markdown_code(&node.name),
+    ))
+    .powershell(vec![
+        "Install-WindowsFeature -Name Containers".into(),
+        "Restart-Computer -Force".into(),
+    ])
+    .text(format!(
+        "After the restart, again in an elevated PowerShell: the script installs Docker \
+         {WINS_DOCKER_VERSION} as the `docker` service and starts it:"
+    ))
+    .powershell(vec![
+        format!("curl.exe -fLO {INSTALL_DOCKER_RAW}"),
+        format!(
+            "powershell -ExecutionPolicy Bypass -File .\\install-docker-ce.ps1 -DockerVersion {WINS_DOCKER_VERSION}"
+        ),
+    ])
+    .text(format!(
+        "Next, sig-windows-tools' `PrepareNode.ps1` downloads kubelet and kubeadm {}, installs \
+         rancher/wins as a service (the DaemonSets start flanneld and kube-proxy on the host \
+         through it) and the kubelet as a service after Docker:",
         markdown_code(kubernetes)
     ))
     .powershell(vec![
@@ -550,9 +584,9 @@ fn wins_node_step<'a>(node: &'a NodePlan, address: Ipv4Addr, kubernetes: &str) -
         ),
     ])
     .text(
-        "Then run the `kubeadm join` command `kubeadm token create --print-join-command` printed \
-         in step 1. The node turns Ready once the flannel DaemonSet's pod has created the HNS \
-         network.",
+        "Then run the `kubeadm join` command that `kubeadm token create --print-join-command` \
+         printed in step 1. The node turns Ready once the flannel DaemonSet's pod has created the \
+         HNS network.",
     )
 }
 

@@ -7,7 +7,8 @@ use crate::plan::releases::windows::{self, Has, Update};
 use crate::plan::version::WindowsBuild;
 use crate::plan::windows_image::{image_build, image_runs_on, pause_runs_on};
 use crate::plan::{
-    Plan, WINS_DAEMONSETS_FIRST_MINOR, WINS_FLANNEL_RELEASES, WindowsSetup, wins_flannel_image,
+    DEFAULT_INTERFACE_NAME, Plan, WINS_DAEMONSETS_FIRST_MINOR, WINS_FLANNEL_RELEASES, WindowsSetup,
+    WinsAdapterProblem, wins_adapter_char, wins_adapter_problems, wins_flannel_image,
 };
 use crate::spec::{Backend, Os, Role, Runtime, Setup};
 use std::collections::BTreeMap;
@@ -152,8 +153,9 @@ declare_rules! {
     /// What `render` writes for `wins-daemonsets`: `windows/kube-flannel-wins.yml` and
     /// `windows/kube-proxy-wins.yml` (sig-windows-tools' manifests at commit 1ab39f1, their
     /// dockerd variant only), and steps that run sig-windows-tools' own `PrepareNode.ps1` of that
-    /// commit on each node, then `kubeadm join`. It renders no per-node file, no Docker install
-    /// and no kubelet configuration of its own for this setup.
+    /// commit on each node, after Docker 20.10 from Microsoft's `install-docker-ce.ps1`, then
+    /// `kubeadm join`. It renders no per-node file and no kubelet configuration of its own for this
+    /// setup.
     ///
     /// ### References
     /// kubernetes-sigs/sig-windows-tools commit ea35456 ("Adds flannel (overlay + l2bridge) and
@@ -181,6 +183,31 @@ declare_rules! {
     /// kubernetes-sigs/sig-windows-tools `kubeadm/flannel/buildconfig.json` and `build.ps1`
     /// (commit 98813c8), `kubeadm/flannel/flannel-overlay.yml`.
     WINS_FLANNEL_IMAGE_MISSING = ("HG331", "wins-flannel-image-missing", Error, Some(check_wins_flannel));
+
+    /// ### What it checks
+    /// `windows.setup: wins-daemonsets`: that every Windows node uses the adapter
+    /// `windows.interfaceName` names (no node names its own `interfaceName`), and that the name
+    /// is one word of ASCII letters, digits, `-`, `_` and `.`.
+    ///
+    /// ### Why it matters
+    /// One flannel DaemonSet runs on every Windows node, and its `run.ps1` starts flannel's
+    /// `setup.exe` through wins with one adapter for all of them (`wins cli process run --path
+    /// /k/flannel/setup.exe --args "--mode=overlay --interface=Ethernet"`): a node whose adapter
+    /// has another name gets no HNS network. wins splits `--args` at every space, so `Ethernet 2`
+    /// reaches `setup.exe` as `--interface=Ethernet` and a stray `2`; quotes, `$` or a backtick
+    /// would end or expand the PowerShell string the name sits in.
+    ///
+    /// ### Fix
+    /// Rename the adapter on every Windows node to one such word (`Rename-NetAdapter -Name
+    /// "Ethernet 2" -NewName Ethernet2`), set it as `windows.interfaceName`, and remove the nodes'
+    /// own `interfaceName`.
+    ///
+    /// ### References
+    /// kubernetes-sigs/sig-windows-tools `kubeadm/flannel/flannel-overlay.yml` and
+    /// `flannel-host-gw.yml` (commit 1ab39f1, the `wins cli process run` lines of `run.ps1`);
+    /// rancher/wins `cmd/cmds/flags/list_value.go` (`--args` split at `" "`) and
+    /// `cmd/client/process/run.go`.
+    WINS_ADAPTER_UNUSABLE = ("HG332", "wins-adapter-unusable", Error, Some(check_wins_adapter));
 }
 
 fn check_setup_release(context: &Context, found: &mut Vec<Diagnostic>) {
@@ -258,6 +285,63 @@ fn check_wins_flannel(context: &Context, found: &mut Vec<Diagnostic>) {
         .label("no Windows image")
         .help(format!("set `flannel.version: {newest}`")),
     );
+}
+
+fn check_wins_adapter(context: &Context, found: &mut Vec<Diagnostic>) {
+    let plan = context.plan;
+    let (Some(WindowsSetup::WinsDaemonSets), Some(windows)) = (plan.windows_setup, &plan.windows)
+    else {
+        return;
+    };
+    let shared_written = context
+        .spec
+        .windows
+        .as_ref()
+        .is_some_and(|windows| windows.interface_name.is_some());
+    for problem in wins_adapter_problems(windows, &plan.nodes) {
+        let diagnostic = match problem {
+            WinsAdapterProblem::OwnAdapter { node, shared, .. } => {
+                let diagnostic = Diagnostic::new(
+                    &WINS_ADAPTER_UNUSABLE,
+                    value(node_pointer(node, "interfaceName")),
+                    problem.to_string(),
+                )
+                .label("not the shared adapter")
+                .help(format!(
+                    "remove `interfaceName` from this node and rename its adapter to `{shared}`"
+                ));
+                if shared_written {
+                    diagnostic.related(
+                        value("/windows/interfaceName"),
+                        "the adapter of every Windows node",
+                    )
+                } else {
+                    diagnostic
+                }
+            }
+            WinsAdapterProblem::NotOneWord(name) => Diagnostic::new(
+                &WINS_ADAPTER_UNUSABLE,
+                value("/windows/interfaceName"),
+                problem.to_string(),
+            )
+            .label("not one word")
+            .help(format!(
+                "rename the adapter on every Windows node to `{}` and write that here",
+                one_word(name)
+            )),
+        };
+        found.push(diagnostic);
+    }
+}
+
+/// `name` with every character wins or PowerShell would not pass on whole left out, for the help.
+fn one_word(name: &str) -> String {
+    let word: String = name.chars().filter(|c| wins_adapter_char(*c)).collect();
+    if word.is_empty() {
+        DEFAULT_INTERFACE_NAME.into()
+    } else {
+        word
+    }
 }
 
 /// Every distinct place a Windows build in use is declared, with the build.

@@ -6,7 +6,9 @@
 //! joined with `kubeadm join` (the steps README says how); nothing here is per node.
 
 use super::node_settings;
-use crate::plan::{wins_flannel_image, wins_kube_proxy_image};
+use crate::plan::{
+    WinsAdapterProblem, wins_adapter_problems, wins_flannel_image, wins_kube_proxy_image,
+};
 use crate::render::{Artifact, Input, RenderError};
 use crate::spec::Backend;
 use minijinja::context;
@@ -36,18 +38,19 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
             release.tag
         ))
     })?;
-    let interface = adapter(&settings.windows.interface_name)?;
-    for node in &plan.nodes {
-        if let Some(windows) = &node.windows
-            && windows.interface_name != interface
-        {
-            return Err(RenderError(format!(
-                "Windows node {:?} names its own adapter {:?}: the wins flannel DaemonSet is shared \
-                 by every Windows node and takes one (`windows.interfaceName`)",
-                node.name, windows.interface_name
-            )));
-        }
+    // HG332 reports these; a suppressed finding must still not reach `run.ps1`.
+    if let Some(problem) = wins_adapter_problems(settings.windows, &plan.nodes).first() {
+        let at = match problem {
+            WinsAdapterProblem::OwnAdapter { node, .. } => plan
+                .nodes
+                .get(*node)
+                .map(|node| format!("Windows node `{}`: ", node.name))
+                .unwrap_or_default(),
+            WinsAdapterProblem::NotOneWord(_) => String::new(),
+        };
+        return Err(RenderError(format!("{at}{problem} (HG332)")));
     }
+    let interface = settings.windows.interface_name.clone();
     let vxlan = plan.flannel.backend == Backend::Vxlan;
     let flannel = FlannelManifest {
         flannel_tag: release.tag.clone(),
@@ -62,7 +65,7 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         network_name: plan.flannel.network_name.clone(),
         vxlan,
         setup_mode: if vxlan { "overlay" } else { "l2bridge" },
-        interface: interface.to_string(),
+        interface,
         cni_conf: cni_conf(&plan.flannel.network_name, vxlan)?,
     };
     let flannel_text = crate::render::template("windows/wins-flannel.yml.j2")?
@@ -79,23 +82,6 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
         Artifact::new(FLANNEL_PATH, flannel_text),
         Artifact::new(KUBE_PROXY_PATH, proxy_text),
     ])
-}
-
-/// The adapter `setup.exe` builds the first HNS network on: one word, since wins splits the
-/// `--args` it passes on at spaces.
-fn adapter(name: &str) -> Result<&str, RenderError> {
-    let word = !name.is_empty()
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || b"-_.".contains(&byte));
-    if word {
-        Ok(name)
-    } else {
-        Err(RenderError(format!(
-            "the wins flannel DaemonSet passes the adapter name to setup.exe through wins, which \
-             splits it at spaces: rename the adapter {name:?} to letters, digits, `-`, `_` and `.`"
-        )))
-    }
 }
 
 /// The dockerd CNI configuration of `flannel-overlay.yml` (win-overlay) or `flannel-host-gw.yml`
