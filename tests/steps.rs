@@ -236,7 +236,7 @@ fn steps_ask_for_secrets_and_never_hold_one() {
 #[test]
 fn names_from_the_spec_are_shown_not_obeyed() {
     let example =
-        std::fs::read_to_string(root().join("examples/kubeadm-1.33-vxlan-windows.yaml")).unwrap();
+        std::fs::read_to_string(root().join("examples/kubeadm-1.36-vxlan-windows.yaml")).unwrap();
     let hostile = "w*<b>[x](e)|`1";
     let spec = format!(
         "# hybridgen: allow-file HG007 -- the name is the test\n{}",
@@ -273,7 +273,7 @@ fn names_from_the_spec_are_shown_not_obeyed() {
 #[test]
 fn the_summary_says_when_the_kubernetes_minor_has_ended() {
     let example =
-        std::fs::read_to_string(root().join("examples/kubeadm-1.33-vxlan-windows.yaml")).unwrap();
+        std::fs::read_to_string(root().join("examples/kubeadm-1.36-vxlan-windows.yaml")).unwrap();
     let at = |version: &str| {
         let text: String = example
             .lines()
@@ -300,7 +300,7 @@ fn render_prints_where_the_steps_are_and_the_first_ones() {
         Command::new(env!("CARGO_BIN_EXE_hybridgen"))
             .args([
                 "render",
-                "examples/kubeadm-1.33-vxlan-windows.yaml",
+                "examples/kubeadm-1.36-vxlan-windows.yaml",
                 "--out",
             ])
             .arg(&out)
