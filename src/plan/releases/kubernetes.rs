@@ -34,7 +34,8 @@ pub struct KubernetesRelease {
     /// How this minor's kubelet treats containerd 1.x, which lacks the CRI `RuntimeConfig` call.
     pub containerd_one: ContainerdOne,
     /// What `join.ps1` installs when `windows.containerd.version` is absent: the newest patch of
-    /// a maintained line the minor lists (2.0 for 1.30 to 1.34, 2.3 from 1.36), else the newest
+    /// a maintained line the minor lists (2.0 for 1.30 to 1.34, 2.3 from 1.36); on 1.35, whose
+    /// listed lines have all ended, the maintained line after them (2.3); before 1.30 the newest
     /// 1.7 (the line HostProcess containers were made for: kubernetes/website "Create a Windows
     /// HostProcess Pod").
     pub default_containerd: Release,
@@ -160,15 +161,19 @@ const KUBEADM_V1BETA4: Kubeadm = Kubeadm {
     api: KubeadmApi::V1beta4,
 };
 
-/// The newest 1.7 (containerd tag v1.7.34): the default of the minors that list no maintained
-/// line (1.24 to 1.29 list only 1.6 and 1.7; 1.35 lists 1.7, 2.1 and 2.2, all past their end of
-/// life, so HG313 says so).
+/// The newest 1.7 (containerd tag v1.7.34): the default of 1.24 to 1.29, which list only 1.6 and
+/// 1.7 (past its end of life since September 2026, so HG313 says so).
 const CONTAINERD_ONE: Release = Release::new(1, 7, 34);
 /// The newest release of the long-term 2.0 line (tag v2.0.11, supported until March 2027): the
 /// default of the minors `RELEASES.md` lists it for, 1.30 to 1.34, since 1.7 reached its end of
 /// life in September 2026; 1.7 to 2.0 is a supported upgrade ("Upgrade Path").
 const CONTAINERD_TWO_ZERO: Release = Release::new(2, 0, 11);
-/// The newest release of the long-term 2.3 line (tag v2.3.4): the default from 1.36.
+/// The newest release of the long-term 2.3 line (tag v2.3.4, supported until April 2028): the
+/// default from 1.36, and on 1.35, whose listed lines (2.2, 2.1, 1.7) have all reached their end
+/// of life while its kubelet speaks CRI v1 and takes the cgroup driver from the `RuntimeConfig`
+/// call, both of which 2.x serves (containerd `RELEASES.md` "Kubernetes Support" and
+/// "Support Horizon"; kubernetes/enhancements KEP-4033). 2.3 is also what 1.36 lists, so the next
+/// minor needs no containerd step.
 const CONTAINERD_TWO: Release = Release::new(2, 3, 4);
 
 /// A row of the Windows Server 2019 era, where only dockershim ran Windows nodes: KubeCluster.ps1
@@ -441,7 +446,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
             Release::new(1, 7, 28),
         ],
         containerd_one: ContainerdOne::LastSupported,
-        default_containerd: CONTAINERD_ONE,
+        default_containerd: CONTAINERD_TWO,
         kubeadm: KUBEADM_V1BETA4,
         win_overlay: Gate::Ga,
         win_dsr: Gate::Ga,
@@ -696,8 +701,8 @@ mod tests {
                 .containerd
                 .iter()
                 .find(|minimum| (minimum.major, minimum.minor) == (default.major, default.minor));
-            // 1.23 lists only 1.6, which reached its end of life; 1.7 is newer than every line it
-            // lists.
+            // 1.23 lists only 1.6, which reached its end of life, and 1.35 only lines that reached
+            // theirs: the default is newer than every line they list.
             match listed {
                 Some(minimum) => assert!(default >= *minimum, "1.{}", row.minor),
                 None => assert!(
