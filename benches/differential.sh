@@ -110,13 +110,13 @@ for label in old new; do
         cluster="$work/$label/cluster-$case"
         mkdir -p "$cluster"
         cp tests/fixtures/verify/healthy/* "$cluster/"
-        spec=examples/kubeadm-1.33-vxlan-windows.yaml
+        spec=examples/kubeadm-1.36-vxlan-windows.yaml
         if [ "$case" != healthy ]; then
             for file in "$case_dir"*; do
                 base=$(basename "$file")
                 case $base in
                     expect) spec=$(sed -n 's/^spec: //p' "$file" | head -n 1)
-                        [ -n "$spec" ] || spec=examples/kubeadm-1.33-vxlan-windows.yaml ;;
+                        [ -n "$spec" ] || spec=examples/kubeadm-1.36-vxlan-windows.yaml ;;
                     *.absent) rm -f "$cluster/${base%.absent}" ;;
                     *) cp "$file" "$cluster/" ;;
                 esac
@@ -130,7 +130,7 @@ for label in old new; do
     for capture in yaml-capture yaml-capture-large; do
         for format in human json; do
             run "$label" "verify-$format/$capture" "$bin" verify --color never --format "$format" \
-                examples/kubeadm-1.33-vxlan-windows.yaml --cluster "$work/$capture"
+                examples/kubeadm-1.36-vxlan-windows.yaml --cluster "$work/$capture"
         done
     done
 done

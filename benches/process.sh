@@ -43,7 +43,7 @@ rm -rf "$out/specs" "$out/json" "$out/render"
 mkdir -p "$out/specs" "$out/json"
 
 # The README's main example first: the pre-commit case, and the floor beside it.
-specs=("$root/examples/kubeadm-1.33-vxlan-windows.yaml")
+specs=("$root/examples/kubeadm-1.36-vxlan-windows.yaml")
 for n in $sizes; do
     "$root/$release_dir/examples/gen_spec" "$n" >"$out/specs/nodes-$n.yaml"
     specs+=("$out/specs/nodes-$n.yaml")

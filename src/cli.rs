@@ -41,7 +41,7 @@ enum Command {
     Init(Deferred<InitArgs>),
     /// Lint cluster specs and print their resolved IP plan.
     #[command(
-        after_help = "Examples:\n  hybridgen plan examples/kubeadm-1.33-vxlan-windows.yaml\n  hybridgen plan --format sarif clusters/*.yaml > hybridgen.sarif\n  cat spec.yaml | hybridgen plan - --stdin-filename clusters/spec.yaml"
+        after_help = "Examples:\n  hybridgen plan examples/kubeadm-1.36-vxlan-windows.yaml\n  hybridgen plan --format sarif clusters/*.yaml > hybridgen.sarif\n  cat spec.yaml | hybridgen plan - --stdin-filename clusters/spec.yaml"
     )]
     Plan(Deferred<PlanArgs>),
     /// Render what each machine deploys into a directory.
@@ -49,7 +49,7 @@ enum Command {
     /// The flannel manifest, node-selector patches, Windows node files, routes, kubeadm, RKE2,
     /// Rancher and Terraform configuration, and plan.json.
     #[command(
-        after_help = "Examples:\n  hybridgen render examples/kubeadm-1.33-vxlan-windows.yaml --out deploy/\n  hybridgen render spec.yaml --out deploy/ --check   # CI: fail when committed artifacts are stale"
+        after_help = "Examples:\n  hybridgen render examples/kubeadm-1.36-vxlan-windows.yaml --out deploy/\n  hybridgen render spec.yaml --out deploy/ --check   # CI: fail when committed artifacts are stale"
     )]
     Render(Deferred<RenderArgs>),
     /// Compare the plan of a spec with what the cluster runs.

@@ -546,12 +546,15 @@ fn from_git_head_takes_each_file_as_a_hook_hands_them_over() {
     assert!(stderr(&several).contains("`--from git:REV`"));
 }
 
+/// The spec the verify captures run: the main example as it was on Kubernetes 1.33.
+const CAPTURED_SPEC: &str = "tests/fixtures/change/no-change/new.yaml";
+
 /// `--from cluster:PATH`: the cluster as kubectl captured it is the old side. The healthy capture
-/// runs what the example says (nothing to do); the capture whose Windows node runs Windows
+/// runs what its spec says (nothing to do); the capture whose Windows node runs Windows
 /// Server 2019 needs that node replaced.
 #[test]
 fn from_a_captured_cluster() {
-    let example = "examples/kubeadm-1.33-vxlan-windows.yaml";
+    let example = CAPTURED_SPEC;
     let healthy = hybridgen(
         &root(),
         &[
@@ -611,7 +614,7 @@ fn logging_kubectl(dir: &Path) -> PathBuf {
 /// plan replaces it; the capture the kubectl prints is the HG504 case over the healthy one.
 #[test]
 fn from_the_cluster_through_kubectl() {
-    let example = "examples/kubeadm-1.33-vxlan-windows.yaml";
+    let example = CAPTURED_SPEC;
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("change-from-kubectl");
     let _ = std::fs::remove_dir_all(&dir);
     let capture = dir.join("capture");

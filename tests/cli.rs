@@ -274,7 +274,7 @@ fn init_writes_a_clean_starter_and_never_overwrites() {
         (
             &[][..],
             "cluster.yaml",
-            "\"1.33.4\"",
+            "\"1.36.3\"",
             "windows/win-worker-0/join.ps1",
         ),
         (
@@ -568,7 +568,7 @@ fn severity_flags_complete_rule_codes() {
 fn plan_searches_a_directory_for_specs() {
     let dir = std::env::temp_dir().join(format!("hybridgen-plan-dir-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let example = std::fs::read(root().join("examples/kubeadm-1.33-vxlan-windows.yaml")).unwrap();
+    let example = std::fs::read(root().join("examples/kubeadm-1.36-vxlan-windows.yaml")).unwrap();
     for sub in ["clusters/prod", "flux", ".git"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }

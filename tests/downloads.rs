@@ -11,7 +11,7 @@ use hybridgen::plan::releases::kubernetes;
 use hybridgen::render::{Input, render_all};
 use std::path::{Path, PathBuf};
 
-const MAIN_EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -101,7 +101,7 @@ fn every_url_every_example_fetches_is_a_row_of_the_download_table() {
 #[test]
 fn every_url_of_every_flannel_release_and_kubernetes_minor_is_a_row_of_the_download_table() {
     let example = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
-    assert!(example.contains("version: \"1.33.4\""));
+    assert!(example.contains("version: \"1.36.3\""));
     assert!(example.contains("version: v0.28.9"));
     let mut missing = Vec::new();
     let windows_flannel = flannel_release::RELEASES
@@ -112,7 +112,7 @@ fn every_url_of_every_flannel_release_and_kubernetes_minor_is_a_row_of_the_downl
         missing.extend(unlisted(&row.tag(), &text).0);
     }
     for minor in 24..=kubernetes::newest().minor {
-        let text = example.replace("version: \"1.33.4\"", &format!("version: \"1.{minor}.0\""));
+        let text = example.replace("version: \"1.36.3\"", &format!("version: \"1.{minor}.0\""));
         missing.extend(unlisted(&format!("1.{minor}.0"), &text).0);
     }
     assert_eq!(missing, Vec::<String>::new());

@@ -30,7 +30,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const MAIN_EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
 const KUBECLUSTER: &str = "examples/kubeadm-vxlan-windows.yaml";
 const RANCHER_AZURE: &str = "examples/rancher-2.14-terraform-azure.yaml";
 const RKE2: &str = "examples/rke2-1.31-flannel-windows.yaml";
@@ -81,7 +81,7 @@ const MISTAKES: &[Mistake] = &[
         what: "an unquoted Kubernetes version, which YAML reads as the number 1.3",
         spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
-            correct: "version: \"1.33.4\"",
+            correct: "version: \"1.36.3\"",
             mistaken: "version: 1.30",
         },
         code: "HG002",
@@ -92,7 +92,7 @@ const MISTAKES: &[Mistake] = &[
         what: "a Kubernetes version without its patch",
         spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
-            correct: "\"1.33.4\"",
+            correct: "\"1.36.3\"",
             mistaken: "\"1.30\"",
         },
         code: "HG009",
@@ -125,11 +125,11 @@ const MISTAKES: &[Mistake] = &[
         what: "a Kubernetes patch that was never released (review row 6)",
         spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
-            correct: "\"1.33.4\"",
-            mistaken: "\"1.33.99\"",
+            correct: "\"1.36.3\"",
+            mistaken: "\"1.36.99\"",
         },
         code: "HG319",
-        line_with: "\"1.33.99\"",
+        line_with: "\"1.36.99\"",
         apply: Apply::Value,
     },
     Mistake {
@@ -199,7 +199,7 @@ const MISTAKES: &[Mistake] = &[
         apply: Apply::Value,
     },
     Mistake {
-        what: "no `windows` section on Kubernetes 1.33",
+        what: "no `windows` section on Kubernetes 1.36",
         spec: MAIN_EXAMPLE,
         edit: Edit::Drop("windows"),
         code: "HG307",
@@ -405,11 +405,11 @@ const MISTAKES: &[Mistake] = &[
         what: "a block's only key dedented, leaving the block empty",
         spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
-            correct: "    version: 2.0.11",
-            mistaken: "  version: 2.0.11",
+            correct: "    version: 2.3.4",
+            mistaken: "  version: 2.3.4",
         },
         code: "HG002",
-        line_with: "  version: 2.0.11",
+        line_with: "  version: 2.3.4",
         apply: Apply::Indent,
     },
     Mistake {
@@ -493,11 +493,11 @@ const MISTAKES: &[Mistake] = &[
         what: "an unclosed quote",
         spec: MAIN_EXAMPLE,
         edit: Edit::Replace {
-            correct: "version: \"1.33.4\"",
-            mistaken: "version: \"1.33.4",
+            correct: "version: \"1.36.3\"",
+            mistaken: "version: \"1.36.3",
         },
         code: "HG001",
-        line_with: "version: \"1.33.4",
+        line_with: "version: \"1.36.3",
         apply: Apply::Line,
     },
     Mistake {
@@ -1195,7 +1195,7 @@ fn a_name_used_twice_is_offered_the_next_free_number() {
 #[test]
 fn a_minor_alone_is_told_it_lacks_its_patch() {
     let original = std::fs::read_to_string(root().join(MAIN_EXAMPLE)).unwrap();
-    let spec = original.replacen("\"1.33.4\"", "\"1.33\"", 1);
+    let spec = original.replacen("\"1.36.3\"", "\"1.36\"", 1);
     let path = scratch().join("minor-alone.yaml");
     std::fs::write(&path, &spec).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_hybridgen"))
@@ -1206,7 +1206,7 @@ fn a_minor_alone_is_told_it_lacks_its_patch() {
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
         report["diagnostics"][0]["message"],
-        "`1.33` names a minor only: a Kubernetes version names its patch too"
+        "`1.36` names a minor only: a Kubernetes version names its patch too"
     );
 }
 

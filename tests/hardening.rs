@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-const EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const EXAMPLE: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
 const HEALTHY: &str = "tests/fixtures/verify/healthy";
 /// Far past anything these cases need: a run still going then is a hang.
 const WATCHDOG: Duration = Duration::from_secs(90);
@@ -703,7 +703,7 @@ fn render_under_strace(spec: &str, out: &Path, syscall: &str, inject: &str) -> R
     run_command(command)
 }
 
-const OLD_SPEC: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const OLD_SPEC: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
 const NEW_SPEC: &str = "examples/rke2-1.31-flannel-windows.yaml";
 
 /// Files of the user's beside the artifacts, which every render carries over.

@@ -17,7 +17,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-const EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const EXAMPLE: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
 const HEALTHY: &str = "tests/fixtures/verify/healthy";
 
 /// Values in the environment of every run; none may ever be printed.

@@ -543,7 +543,7 @@ fn capture_values_reach_every_report_format_escaped() {
     for format in ["human", "json", "sarif", "github"] {
         let output = hybridgen(&[
             "verify",
-            "examples/kubeadm-1.33-vxlan-windows.yaml",
+            "examples/kubeadm-1.36-vxlan-windows.yaml",
             "--cluster",
             capture.to_str().unwrap(),
             "--format",
@@ -623,7 +623,7 @@ fn templates_write_line_separators_escaped_even_with_hg007_allowed() {
 /// that name it keep it on their own line, so it never becomes a YAML key of its own.
 #[test]
 fn a_network_name_with_line_breaks_stays_inside_the_comments_that_name_it() {
-    let text = example("kubeadm-1.33-vxlan-windows.yaml").replacen(
+    let text = example("kubeadm-1.36-vxlan-windows.yaml").replacen(
         "  backend: vxlan",
         "  backend: vxlan\n  networkName: \"evil\\nkind: Secret\\u2028x\"  # hybridgen: allow HG314 -- test",
         1,

@@ -11,7 +11,7 @@ const CA_HASH: &str = "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a697887
 
 fn join_script() -> String {
     let spec = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kubeadm-1.33-vxlan-windows.yaml"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kubeadm-1.36-vxlan-windows.yaml"),
     )
     .unwrap();
     let checked = hybridgen::pipeline::check("spec.yaml", spec);

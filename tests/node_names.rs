@@ -123,7 +123,7 @@ fn terraform_names(document: &Value) -> Vec<String> {
 fn qualified_node_names_plan_and_render_in_every_example() {
     // The examples and whether each Windows node gets files of its own (RKE1 writes none).
     for (example, per_node) in [
-        ("kubeadm-1.33-vxlan-windows.yaml", true),
+        ("kubeadm-1.36-vxlan-windows.yaml", true),
         ("kubeadm-vxlan-windows.yaml", true),
         ("rke2-1.31-flannel-windows.yaml", true),
         ("rancher-2.14-custom-windows.yaml", true),

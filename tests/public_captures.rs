@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 const DEARXUANY: &str = "tests/fixtures/public-captures/dearxuany.yaml";
 const HWCHIU: &str = "tests/fixtures/public-captures/hwchiu.yaml";
 const HEALTHY: &str = "tests/fixtures/verify/healthy";
-const MAIN_EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

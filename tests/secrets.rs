@@ -49,11 +49,11 @@ fn base_of(pointer: &str) -> (&'static str, &'static str) {
             "token: {fromEnv: RKE2_TOKEN}",
         ),
         "/windows/controlPlane/kubeadmToken" => (
-            "examples/kubeadm-1.33-vxlan-windows.yaml",
+            "examples/kubeadm-1.36-vxlan-windows.yaml",
             "kubeadmToken: {fromEnv: KUBEADM_TOKEN}",
         ),
         "/windows/controlPlane/kubeadmCaHash" => (
-            "examples/kubeadm-1.33-vxlan-windows.yaml",
+            "examples/kubeadm-1.36-vxlan-windows.yaml",
             "kubeadmCaHash: {fromEnv: KUBEADM_CA_HASH}",
         ),
         other => panic!("no base spec for {other}: add one"),
@@ -317,7 +317,7 @@ fn the_removed_flag_is_refused_with_a_reason() {
     let output = hybridgen(
         &[
             "render",
-            "examples/kubeadm-1.33-vxlan-windows.yaml",
+            "examples/kubeadm-1.36-vxlan-windows.yaml",
             "--out",
             out.join("x").to_str().unwrap(),
             "--allow-missing-secrets",
@@ -438,7 +438,7 @@ fn windows_scripts_read_every_secret_they_need_from_the_environment() {
     let out = scratch("windows-scripts");
     for (spec, expected) in [
         (
-            "examples/kubeadm-1.33-vxlan-windows.yaml",
+            "examples/kubeadm-1.36-vxlan-windows.yaml",
             ["KUBEADM_TOKEN", "KUBEADM_CA_HASH"].as_slice(),
         ),
         (

@@ -236,7 +236,7 @@ fn steps_ask_for_secrets_and_never_hold_one() {
 #[test]
 fn names_from_the_spec_are_shown_not_obeyed() {
     let example =
-        std::fs::read_to_string(root().join("examples/kubeadm-1.33-vxlan-windows.yaml")).unwrap();
+        std::fs::read_to_string(root().join("examples/kubeadm-1.36-vxlan-windows.yaml")).unwrap();
     let hostile = "w*<b>[x](e)|`1";
     let spec = format!(
         "# hybridgen: allow-file HG007 -- the name is the test\n{}",
@@ -268,6 +268,28 @@ fn names_from_the_spec_are_shown_not_obeyed() {
     assert!(!prose.contains("<b>"), "{prose}");
 }
 
+/// A minor past its upstream end of life is said in the summary, with the date and the oldest
+/// minor still maintained; a maintained one is not.
+#[test]
+fn the_summary_says_when_the_kubernetes_minor_has_ended() {
+    let example =
+        std::fs::read_to_string(root().join("examples/kubeadm-1.36-vxlan-windows.yaml")).unwrap();
+    let at = |version: &str| {
+        let text: String = example
+            .lines()
+            .map(|line| match line.starts_with("  version: \"1.") {
+                true => format!("  version: \"{version}\"\n"),
+                false => format!("{line}\n"),
+            })
+            .collect();
+        readme(&render("eol.yaml", &text)).to_string()
+    };
+    let ended = "Kubernetes 1.33 reached its end of life on 2026-06-28 \
+                 (https://kubernetes.io/releases/): the oldest maintained minor is 1.35.";
+    assert!(at("1.33.4").contains(ended), "{}", at("1.33.4"));
+    assert!(!at("1.36.4").contains("end of life"), "{}", at("1.36.4"));
+}
+
 /// `render` ends with the way forward on standard error, as cargo and terraform print theirs:
 /// where the README is and its first steps; `--check` writes nothing and says none of it.
 #[test]
@@ -278,7 +300,7 @@ fn render_prints_where_the_steps_are_and_the_first_ones() {
         Command::new(env!("CARGO_BIN_EXE_hybridgen"))
             .args([
                 "render",
-                "examples/kubeadm-1.33-vxlan-windows.yaml",
+                "examples/kubeadm-1.36-vxlan-windows.yaml",
                 "--out",
             ])
             .arg(&out)

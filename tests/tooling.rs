@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const MAIN_EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const MAIN_EXAMPLE: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -5,7 +5,7 @@
 //!
 //! A case directory holds the capture files that differ from `healthy/` (a file `<name>.absent`
 //! removes one) and `expect`: `base: DIR` (another capture to start from, e.g. `healthy-rke2`,
-//! which is then a complete capture itself), `spec: PATH` (else the 1.33 example), `only` (no
+//! which is then a complete capture itself), `spec: PATH` (else the main example), `only` (no
 //! other finding),
 //! and `expect: CODE LOCATION QUOTE` lines — LOCATION a JSON pointer into the spec, or the capture
 //! file a finding is in; QUOTE text the message holds.
@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const FIXTURES: &str = "tests/fixtures/verify";
-const EXAMPLE: &str = "examples/kubeadm-1.33-vxlan-windows.yaml";
+const EXAMPLE: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -345,7 +345,7 @@ fn the_command_keeps_plans_formats_and_exit_codes() {
     let github = String::from_utf8(in_format("github")).unwrap();
     assert!(
         github.starts_with(
-            "::error title=HG506 live-vni-mismatch,file=examples/kubeadm-1.33-vxlan-windows.yaml"
+            "::error title=HG506 live-vni-mismatch,file=examples/kubeadm-1.36-vxlan-windows.yaml"
         ),
         "{github}"
     );
@@ -455,7 +455,7 @@ fn a_failed_capture_is_never_a_clean_cluster() {
         ("HG509", "nodes.json"),
         ("HG509", "daemonsets.json"),
         ("HG509", "pods.json"),
-        ("HG509", "kubeadm-1.33-vxlan-windows.yaml"),
+        ("HG509", "kubeadm-1.36-vxlan-windows.yaml"),
     ] {
         assert!(
             found

@@ -1,4 +1,4 @@
-//! The 1.33 example rendered on every Kubernetes minor of the release table from 1.24, with every
+//! The main example rendered on every Kubernetes minor of the release table from 1.24, with every
 //! containerd line and Windows Server 2019, 2022 and 2025, read back: the kubelet flags, the
 //! kube-proxy gates, the kubeadm API, the containerd configuration format, the kube-log-runner and
 //! crictl releases and the findings are the ones the rows call for. A row added to the table is
@@ -14,7 +14,7 @@ use hybridgen::render::{Input, render_all};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-const EXAMPLE: &str = include_str!("../examples/kubeadm-1.33-vxlan-windows.yaml");
+const EXAMPLE: &str = include_str!("../examples/kubeadm-1.36-vxlan-windows.yaml");
 
 /// Windows Server 2019 (updated past every feature the table gates on a revision), 2022 and 2025.
 const BUILDS: [&str; 3] = ["10.0.17763.6293", "10.0.20348.2762", "10.0.26100.6899"];
@@ -31,11 +31,11 @@ fn release_of(row: &KubernetesRelease) -> String {
 fn spec_text(row: &KubernetesRelease, line: &ContainerdLine, build: &str) -> String {
     let edits = [
         (
-            "version: \"1.33.4\"",
+            "version: \"1.36.3\"",
             format!("version: \"{}\"", release_of(row)),
         ),
         ("build: \"10.0.20348.2762\"", format!("build: \"{build}\"")),
-        ("version: 2.0.11", format!("version: {}", line.newest)),
+        ("version: 2.3.4", format!("version: {}", line.newest)),
     ];
     let mut text = EXAMPLE.to_string();
     for (from, to) in edits {

@@ -459,7 +459,7 @@ fn no_windows_object_can_break_the_linux_flannel_daemonset() {
 fn the_new_example_windows_files_are_stable() {
     let (_, files) = hostprocess_renders()
         .into_iter()
-        .find(|(name, _)| name == "kubeadm-1.33-vxlan-windows")
+        .find(|(name, _)| name == "kubeadm-1.36-vxlan-windows")
         .unwrap();
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(root().join("snapshots"));
@@ -470,7 +470,7 @@ fn the_new_example_windows_files_are_stable() {
             .filter(|(path, _)| path.starts_with("windows/") || path == &"kube-flannel.yml")
         {
             let name = format!(
-                "render@kubeadm-1.33-vxlan-windows@{}",
+                "render@kubeadm-1.36-vxlan-windows@{}",
                 path.replace('/', "__")
             );
             insta::assert_snapshot!(name, contents);

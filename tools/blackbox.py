@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HEALTHY = ROOT / "tests/fixtures/verify/healthy"
-EXAMPLE = "examples/kubeadm-1.33-vxlan-windows.yaml"
+EXAMPLE = "examples/kubeadm-1.36-vxlan-windows.yaml"
 HANG_S = 2.0
 KILL_S = 10.0
 MEMORY_KB = 500 * 1024

@@ -21,6 +21,7 @@ use super::script::{path_segment, powershell_quote, script_value, shell_word};
 use super::{Artifact, Input, RenderError};
 use crate::escape::{markdown_code, markdown_text};
 use crate::plan::distribution::Distribution;
+use crate::plan::releases::kubernetes;
 use crate::plan::rke2::Rke2Plan;
 use crate::plan::{ExternalRoutes, NodePlan, SubnetSource, WindowsSetup};
 use crate::spec::secret_fields::{self, SecretField};
@@ -1063,6 +1064,23 @@ fn summary(input: &Input) -> String {
             }
             (Distribution::Rke, _) => "Rancher's agent joins the Windows nodes.",
         });
+    }
+    if let Some(end) = plan
+        .kubernetes_version
+        .as_ref()
+        .ok()
+        .and_then(kubernetes::end_of_life)
+    {
+        text.push_str(&format!(
+            " Kubernetes 1.{} reached its end of life on {} ({})",
+            end.minor,
+            end.date,
+            kubernetes::RELEASES_PAGE
+        ));
+        if let Some(minor) = end.oldest_maintained {
+            text.push_str(&format!(": the oldest maintained minor is 1.{minor}"));
+        }
+        text.push('.');
     }
     text
 }

@@ -4,6 +4,7 @@
 use super::{FileReport, Located, Totals, findings_summary};
 use crate::diagnostic::Severity;
 use crate::escape;
+use crate::plan::releases::kubernetes;
 use crate::plan::{Plan, SubnetSource, address};
 use crate::spec::{Os, Spec};
 use miette::{
@@ -165,6 +166,7 @@ fn push_plan_text(out: &mut Pieces, name: &str, spec: &Spec, plan: &Plan) -> io:
         escape::bounded(&plan.dns_domain, 200)
     ));
     out.text.push_str(&distribution_text(plan));
+    out.text.push_str(&kubernetes_end_of_life_text(plan));
     let dns = match &plan.dns_service_ip {
         Some(Ok(ip)) => ip.to_string(),
         _ => "(none)".to_string(),
@@ -336,6 +338,28 @@ fn distribution_text(plan: &Plan) -> String {
         (None, _) => String::new(),
     };
     format!("  {} {release}{joins}\n", traits.title)
+}
+
+/// The Kubernetes minor's end of life, when the release table says it has ended: an
+/// informational line like RKE1's, since hybridgen plans clusters of every era.
+fn kubernetes_end_of_life_text(plan: &Plan) -> String {
+    let Some(end) = plan
+        .kubernetes_version
+        .as_ref()
+        .ok()
+        .and_then(kubernetes::end_of_life)
+    else {
+        return String::new();
+    };
+    let maintained = end.oldest_maintained.map_or_else(String::new, |minor| {
+        format!("; the oldest maintained minor is 1.{minor}")
+    });
+    format!(
+        "  Kubernetes 1.{}: end of life since {} ({}){maintained}\n",
+        end.minor,
+        end.date,
+        kubernetes::RELEASES_PAGE
+    )
 }
 
 /// What the SUBNET column means, for the kinds the table shows.
@@ -883,6 +907,40 @@ nodes:
         })
         .concat();
         assert_eq!(table, expected);
+    }
+
+    /// A minor past its end of life gets a line with the date and where to move; a maintained
+    /// one and a version that does not parse get none.
+    #[test]
+    fn the_plan_says_when_the_kubernetes_minor_has_ended() {
+        let line = |version: &str| {
+            let yaml = format!(
+                "apiVersion: hybridgen/v1
+kind: Cluster
+metadata: {{name: demo}}
+kubernetes: {{version: \"{version}\"}}
+network: {{clusterCidr: 10.244.0.0/16, serviceCidr: 10.96.0.0/12}}
+flannel: {{backend: vxlan}}
+nodes:
+  - {{name: ctrl, os: linux, roles: [controlplane, etcd], address: 192.168.10.10}}
+"
+            );
+            let spec: Spec = serde_yaml::from_str(&yaml).unwrap();
+            kubernetes_end_of_life_text(&Plan::build(&spec))
+        };
+        assert_eq!(
+            line("1.33.13"),
+            "  Kubernetes 1.33: end of life since 2026-06-28 (https://kubernetes.io/releases/); \
+             the oldest maintained minor is 1.35\n"
+        );
+        assert_eq!(
+            line("1.8.15"),
+            "  Kubernetes 1.8: end of life since 2018-07-12 (https://kubernetes.io/releases/); \
+             the oldest maintained minor is 1.35\n"
+        );
+        assert_eq!(line("1.35.4"), "");
+        assert_eq!(line("1.36.4"), "");
+        assert_eq!(line("1.x"), "");
     }
 
     /// Every read gives what miette's own reader gives on the whole text: the same bytes, span,

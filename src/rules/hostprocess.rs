@@ -788,6 +788,26 @@ mod tests {
         assert_eq!(version("r.example:5000/flannel-windows"), None);
     }
 
+    /// From the first minor `RELEASES.md` lists a 2.x line for, the default containerd is the one
+    /// HG313's and HG318's help names, so a spec that leaves the version out gets neither.
+    #[test]
+    fn the_default_containerd_is_the_maintained_one_from_the_first_minor_listing_2x() {
+        let first = kubernetes::first(|row| row.containerd.iter().any(|line| line.major >= 2))
+            .expect("a minor listing containerd 2.x");
+        for row in kubernetes::RELEASES
+            .iter()
+            .chain([&kubernetes::ASSUMED_AFTER_NEWEST])
+            .filter(|row| row.minor >= first.minor)
+        {
+            assert_eq!(
+                row.default_containerd,
+                maintained_containerd(row),
+                "1.{}",
+                row.minor
+            );
+        }
+    }
+
     #[test]
     fn cni_network_names_follow_the_spec() {
         assert!(is_cni_network_name("flannel.4096"));

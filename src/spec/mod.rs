@@ -398,8 +398,8 @@ pub enum Runtime {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Containerd {
     /// The containerd release the join script installs, `MAJOR.MINOR.PATCH`; HostProcess
-    /// containers need 1.6. Default: the Kubernetes minor's, 1.7.34 through 1.35 and 2.3.4 from
-    /// 1.36, where the kubelet no longer supports containerd 1.x.
+    /// containers need 1.6. Default: the Kubernetes minor's, 1.7.34 through 1.29, 2.0.11 on 1.30
+    /// to 1.34 and 2.3.4 from 1.35 (the kubelet no longer supports containerd 1.x from 1.36).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"1.7.34")]
     pub version: Option<String>,

@@ -668,7 +668,7 @@ mod tests {
 
     fn captures() -> Vec<Capture> {
         let spec: Spec = serde_yaml::from_str(include_str!(
-            "../../examples/kubeadm-1.33-vxlan-windows.yaml"
+            "../../examples/kubeadm-1.36-vxlan-windows.yaml"
         ))
         .unwrap();
         super::super::kubectl::captures(&Plan::build(&spec))

@@ -9,7 +9,9 @@
 //! kubernetes/enhancements KEP-4033 and the kubernetes.io v1.35 release blog; the feature gates
 //! from kubernetes/website `feature-gates/WinOverlay.md` and `WinDSR.md`; the removed kubelet flags
 //! from each minor's CHANGELOG (cited at each list); kube-log-runner rotation from kubernetes PR
-//! #127667 (v1.34.0); crictl from kubernetes-sigs/cri-tools release tags.
+//! #127667 (v1.34.0); crictl from kubernetes-sigs/cri-tools release tags; the end-of-life dates
+//! from kubernetes/website `data/releases/eol.yaml` (`endOfLifeDate`, to 1.31) and
+//! `data/releases/schedule.yaml` (1.32 to 1.34), the data of <https://kubernetes.io/releases/>.
 
 use super::kubeadm::{Kubeadm, KubeadmApi};
 use crate::plan::version::Release;
@@ -18,6 +20,9 @@ use crate::plan::version::Release;
 #[derive(Debug, PartialEq, Eq)]
 pub struct KubernetesRelease {
     pub minor: u32,
+    /// The day upstream stopped maintaining this minor (ISO 8601), `None` while it is maintained
+    /// at the date of the table (November 2026).
+    pub end_of_life: Option<&'static str>,
     /// The kubelet still has dockershim, so KubeCluster.ps1's dockerd setup works (before 1.24,
     /// kubernetes/enhancements KEP-2221).
     pub dockershim: bool,
@@ -29,7 +34,8 @@ pub struct KubernetesRelease {
     /// How this minor's kubelet treats containerd 1.x, which lacks the CRI `RuntimeConfig` call.
     pub containerd_one: ContainerdOne,
     /// What `join.ps1` installs when `windows.containerd.version` is absent: the newest patch of
-    /// a maintained line the minor lists (2.0 for 1.30 to 1.34, 2.3 from 1.36), else the newest
+    /// a maintained line the minor lists (2.0 for 1.30 to 1.34, 2.3 from 1.36); on 1.35, whose
+    /// listed lines have all ended, the maintained line after them (2.3); before 1.30 the newest
     /// 1.7 (the line HostProcess containers were made for: kubernetes/website "Create a Windows
     /// HostProcess Pod").
     pub default_containerd: Release,
@@ -155,23 +161,33 @@ const KUBEADM_V1BETA4: Kubeadm = Kubeadm {
     api: KubeadmApi::V1beta4,
 };
 
-/// The newest 1.7 (containerd tag v1.7.34): the default of the minors that list no maintained
-/// line (1.24 to 1.29 list only 1.6 and 1.7; 1.35 lists 1.7, 2.1 and 2.2, all past their end of
-/// life, so HG313 says so).
+/// The newest 1.7 (containerd tag v1.7.34): the default of 1.24 to 1.29, which list only 1.6 and
+/// 1.7 (past its end of life since September 2026, so HG313 says so).
 const CONTAINERD_ONE: Release = Release::new(1, 7, 34);
 /// The newest release of the long-term 2.0 line (tag v2.0.11, supported until March 2027): the
 /// default of the minors `RELEASES.md` lists it for, 1.30 to 1.34, since 1.7 reached its end of
 /// life in September 2026; 1.7 to 2.0 is a supported upgrade ("Upgrade Path").
 const CONTAINERD_TWO_ZERO: Release = Release::new(2, 0, 11);
-/// The newest release of the long-term 2.3 line (tag v2.3.4): the default from 1.36.
+/// The newest release of the long-term 2.3 line (tag v2.3.4, supported until April 2028): the
+/// default from 1.36, and on 1.35, whose listed lines (2.2, 2.1, 1.7) have all reached their end
+/// of life while its kubelet speaks CRI v1 and takes the cgroup driver from the `RuntimeConfig`
+/// call, both of which 2.x serves (containerd `RELEASES.md` "Kubernetes Support" and
+/// "Support Horizon"; kubernetes/enhancements KEP-4033). 2.3 is also what 1.36 lists, so the next
+/// minor needs no containerd step.
 const CONTAINERD_TWO: Release = Release::new(2, 3, 4);
 
 /// A row of the Windows Server 2019 era, where only dockershim ran Windows nodes: KubeCluster.ps1
 /// with dockerd. containerd is listed for none of them here (hybridgen installs it only on the
 /// HostProcess path).
-const fn dockershim_era(minor: u32, kubeadm: Kubeadm, win_overlay: Gate) -> KubernetesRelease {
+const fn dockershim_era(
+    minor: u32,
+    kubeadm: Kubeadm,
+    win_overlay: Gate,
+    end_of_life: &'static str,
+) -> KubernetesRelease {
     KubernetesRelease {
         minor,
+        end_of_life: Some(end_of_life),
         dockershim: true,
         host_process: false,
         containerd: &[],
@@ -188,19 +204,20 @@ const fn dockershim_era(minor: u32, kubeadm: Kubeadm, win_overlay: Gate) -> Kube
 
 /// Every minor, oldest first.
 pub static RELEASES: &[KubernetesRelease] = &[
-    dockershim_era(14, KUBEADM_V1BETA1, Gate::Alpha),
-    dockershim_era(15, KUBEADM_V1BETA2, Gate::Alpha),
-    dockershim_era(16, KUBEADM_V1BETA2, Gate::Alpha),
-    dockershim_era(17, KUBEADM_V1BETA2, Gate::Alpha),
-    dockershim_era(18, KUBEADM_V1BETA2, Gate::Alpha),
-    dockershim_era(19, KUBEADM_V1BETA2, Gate::Alpha),
-    dockershim_era(20, KUBEADM_V1BETA2, Gate::Beta),
-    dockershim_era(21, KUBEADM_V1BETA2, Gate::Beta),
-    dockershim_era(22, KUBEADM_V1BETA3, Gate::Beta),
+    dockershim_era(14, KUBEADM_V1BETA1, Gate::Alpha, "2019-12-11"),
+    dockershim_era(15, KUBEADM_V1BETA2, Gate::Alpha, "2020-05-06"),
+    dockershim_era(16, KUBEADM_V1BETA2, Gate::Alpha, "2020-09-02"),
+    dockershim_era(17, KUBEADM_V1BETA2, Gate::Alpha, "2021-01-13"),
+    dockershim_era(18, KUBEADM_V1BETA2, Gate::Alpha, "2021-06-18"),
+    dockershim_era(19, KUBEADM_V1BETA2, Gate::Alpha, "2021-10-28"),
+    dockershim_era(20, KUBEADM_V1BETA2, Gate::Beta, "2022-02-28"),
+    dockershim_era(21, KUBEADM_V1BETA2, Gate::Beta, "2022-06-28"),
+    dockershim_era(22, KUBEADM_V1BETA3, Gate::Beta, "2022-12-08"),
     // HostProcess containers turn on by default; containerd 1.6 lists "1.23+" (containerd v1.6.0
     // RELEASES.md).
     KubernetesRelease {
         minor: 23,
+        end_of_life: Some("2023-02-28"),
         dockershim: true,
         host_process: true,
         containerd: &[Release::new(1, 6, 0)],
@@ -215,6 +232,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 24,
+        end_of_life: Some("2023-07-28"),
         dockershim: false,
         host_process: true,
         containerd: &[Release::new(1, 7, 0), Release::new(1, 6, 4)],
@@ -232,6 +250,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 25,
+        end_of_life: Some("2023-10-28"),
         dockershim: false,
         host_process: true,
         containerd: &[Release::new(1, 7, 0), Release::new(1, 6, 4)],
@@ -246,6 +265,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 26,
+        end_of_life: Some("2024-02-28"),
         dockershim: false,
         host_process: true,
         containerd: &[Release::new(1, 7, 0), Release::new(1, 6, 15)],
@@ -263,6 +283,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 27,
+        end_of_life: Some("2024-07-16"),
         dockershim: false,
         host_process: true,
         containerd: &[Release::new(1, 7, 0), Release::new(1, 6, 15)],
@@ -281,6 +302,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 28,
+        end_of_life: Some("2024-10-22"),
         dockershim: false,
         host_process: true,
         containerd: &[Release::new(1, 7, 0), Release::new(1, 6, 15)],
@@ -295,6 +317,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 29,
+        end_of_life: Some("2025-02-28"),
         dockershim: false,
         host_process: true,
         containerd: &[Release::new(1, 7, 11), Release::new(1, 6, 27)],
@@ -309,6 +332,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 30,
+        end_of_life: Some("2025-07-15"),
         dockershim: false,
         host_process: true,
         containerd: &[
@@ -328,6 +352,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 31,
+        end_of_life: Some("2025-11-11"),
         dockershim: false,
         host_process: true,
         containerd: &[
@@ -347,6 +372,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 32,
+        end_of_life: Some("2026-02-28"),
         dockershim: false,
         host_process: true,
         containerd: &[
@@ -366,6 +392,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 33,
+        end_of_life: Some("2026-06-28"),
         dockershim: false,
         host_process: true,
         containerd: &[
@@ -386,6 +413,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     // WinOverlay and WinDSR are stable and locked (kubernetes PRs #133042, #132108).
     KubernetesRelease {
         minor: 34,
+        end_of_life: Some("2026-10-27"),
         dockershim: false,
         host_process: true,
         containerd: &[
@@ -409,6 +437,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 35,
+        end_of_life: None,
         dockershim: false,
         host_process: true,
         containerd: &[
@@ -417,7 +446,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
             Release::new(1, 7, 28),
         ],
         containerd_one: ContainerdOne::LastSupported,
-        default_containerd: CONTAINERD_ONE,
+        default_containerd: CONTAINERD_TWO,
         kubeadm: KUBEADM_V1BETA4,
         win_overlay: Gate::Ga,
         win_dsr: Gate::Ga,
@@ -431,6 +460,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     },
     KubernetesRelease {
         minor: 36,
+        end_of_life: None,
         dockershim: false,
         host_process: true,
         containerd: &[Release::new(2, 3, 0), Release::new(2, 2, 0)],
@@ -447,6 +477,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
     // cri-tools had not tagged v1.37.0 (kubernetes-sigs/cri-tools, 2026-08-13): v1.36.0 is used.
     KubernetesRelease {
         minor: 37,
+        end_of_life: None,
         dockershim: false,
         host_process: true,
         containerd: &[Release::new(2, 3, 0), Release::new(2, 2, 0)],
@@ -466,6 +497,7 @@ pub static RELEASES: &[KubernetesRelease] = &[
 /// kubernetes PR #136731) and the WinOverlay and WinDSR gates are gone (kubernetes PR #142125).
 pub static ASSUMED_AFTER_NEWEST: KubernetesRelease = KubernetesRelease {
     minor: 38,
+    end_of_life: None,
     dockershim: false,
     host_process: true,
     containerd: &[Release::new(2, 3, 0), Release::new(2, 2, 0)],
@@ -519,6 +551,62 @@ pub fn newest() -> &'static KubernetesRelease {
 /// The first minor of the table with a property, e.g. HostProcess containers on by default.
 pub fn first(property: fn(&KubernetesRelease) -> bool) -> Option<&'static KubernetesRelease> {
     RELEASES.iter().find(|row| property(row))
+}
+
+/// Where upstream publishes each minor's end of life, for users to read.
+pub const RELEASES_PAGE: &str = "https://kubernetes.io/releases/";
+
+/// The end of life of the minors before the table, which a spec may still name
+/// (kubernetes/website `data/releases/eol.yaml`).
+const BEFORE_TABLE_END_OF_LIFE: [(u32, &str); 12] = [
+    (2, "2016-10-23"),
+    (3, "2016-11-01"),
+    (4, "2017-04-21"),
+    (5, "2017-10-01"),
+    (6, "2017-11-23"),
+    (7, "2018-04-04"),
+    (8, "2018-07-12"),
+    (9, "2018-09-29"),
+    (10, "2019-02-13"),
+    (11, "2019-05-01"),
+    (12, "2019-07-08"),
+    (13, "2019-10-15"),
+];
+
+/// A Kubernetes minor past its upstream end of life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndOfLife {
+    pub minor: u32,
+    /// The day it ended (ISO 8601).
+    pub date: &'static str,
+    /// The oldest minor still maintained, to move to.
+    pub oldest_maintained: Option<u32>,
+}
+
+/// The oldest minor of the table still maintained: the first row without an end of life.
+pub fn oldest_maintained() -> Option<&'static KubernetesRelease> {
+    RELEASES.iter().find(|row| row.end_of_life.is_none())
+}
+
+/// The end of life of a version's minor, when the table says it has ended; `None` for a minor
+/// still maintained or one it does not know. The table's dates decide, never the clock, so the
+/// same spec always gives the same answer.
+pub fn end_of_life(version: &Release) -> Option<EndOfLife> {
+    if version.major != 1 {
+        return None;
+    }
+    let date = match RELEASES.iter().find(|row| row.minor == version.minor) {
+        Some(row) => row.end_of_life,
+        None => BEFORE_TABLE_END_OF_LIFE
+            .iter()
+            .find(|(minor, _)| *minor == version.minor)
+            .map(|(_, date)| *date),
+    }?;
+    Some(EndOfLife {
+        minor: version.minor,
+        date,
+        oldest_maintained: oldest_maintained().map(|row| row.minor),
+    })
 }
 
 /// Whether a version is a release the table knows.
@@ -613,8 +701,8 @@ mod tests {
                 .containerd
                 .iter()
                 .find(|minimum| (minimum.major, minimum.minor) == (default.major, default.minor));
-            // 1.23 lists only 1.6, which reached its end of life; 1.7 is newer than every line it
-            // lists.
+            // 1.23 lists only 1.6, which reached its end of life, and 1.35 only lines that reached
+            // theirs: the default is newer than every line they list.
             match listed {
                 Some(minimum) => assert!(default >= *minimum, "1.{}", row.minor),
                 None => assert!(
@@ -624,6 +712,57 @@ mod tests {
                 ),
             }
         }
+    }
+
+    #[test]
+    fn end_of_life_dates_follow_the_minors_up_to_the_oldest_maintained_one() {
+        let maintained = oldest_maintained().expect("a maintained minor");
+        assert_eq!(maintained.minor, 35);
+        let dates: Vec<&str> = BEFORE_TABLE_END_OF_LIFE
+            .iter()
+            .map(|(_, date)| *date)
+            .chain(RELEASES.iter().map_while(|row| row.end_of_life))
+            .collect();
+        for pair in dates.windows(2) {
+            assert!(pair[0] < pair[1], "{} then {}", pair[0], pair[1]);
+        }
+        for row in RELEASES {
+            assert_eq!(
+                row.end_of_life.is_some(),
+                row.minor < maintained.minor,
+                "1.{}",
+                row.minor
+            );
+            // ISO dates, which compare as text in the order of the days.
+            if let Some(date) = row.end_of_life {
+                assert!(date.len() == 10 && date.starts_with("20"), "{date}");
+            }
+        }
+        assert_eq!(ASSUMED_AFTER_NEWEST.end_of_life, None);
+        for pair in BEFORE_TABLE_END_OF_LIFE.windows(2) {
+            assert_eq!(pair[0].0 + 1, pair[1].0);
+        }
+        assert_eq!(
+            BEFORE_TABLE_END_OF_LIFE[BEFORE_TABLE_END_OF_LIFE.len() - 1].0 + 1,
+            oldest().minor
+        );
+    }
+
+    #[test]
+    fn a_minor_past_its_end_of_life_names_the_oldest_maintained_one() {
+        let ended = |text: &str| end_of_life(&Release::parse(text).unwrap());
+        assert_eq!(
+            ended("1.33.13"),
+            Some(EndOfLife {
+                minor: 33,
+                date: "2026-06-28",
+                oldest_maintained: Some(35)
+            })
+        );
+        assert_eq!(ended("1.8.15").map(|end| end.date), Some("2018-07-12"));
+        assert_eq!(ended("1.35.0"), None);
+        assert_eq!(ended("1.38.0"), None);
+        assert_eq!(ended("2.0.0"), None);
     }
 
     #[test]

@@ -121,7 +121,7 @@ mod tests {
     fn spec() -> crate::spec::Spec {
         let text = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/examples/kubeadm-1.33-vxlan-windows.yaml"
+            "/examples/kubeadm-1.36-vxlan-windows.yaml"
         ))
         .unwrap();
         serde_yaml::from_str(&text).unwrap()
