@@ -31,7 +31,7 @@ pub struct Cli {
 enum Command {
     /// Write a commented starter spec, the place to start.
     ///
-    /// Writes the spec and its JSON Schema beside it, for editors: Kubernetes 1.33 with a Windows
+    /// Writes the spec and its JSON Schema beside it, for editors: Kubernetes 1.36 with a Windows
     /// worker on containerd and HostProcess flannel; with `--distribution rke2` the same nodes on
     /// RKE2 (and with `--rancher URL` as a Rancher custom cluster); or with `--kubecluster` the
     /// Kubernetes 1.16 layout whose Windows nodes are set up by KubeCluster.ps1.

@@ -622,3 +622,20 @@ fn plan_searches_a_directory_for_specs() {
     assert!(String::from_utf8_lossy(&none.stderr).contains("no spec under"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn init_help_names_the_starters_kubernetes_minor() {
+    let help = stdout(&hybridgen(&["init", "--help"]));
+    let named = help
+        .split("Kubernetes ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .expect("init's help names a Kubernetes version");
+    let starter = std::fs::read_to_string(root().join("templates/starter.yaml")).unwrap();
+    let version = starter
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("version: \"1."))
+        .expect("the starter pins a Kubernetes version");
+    let minor = version.split('.').next().unwrap();
+    assert_eq!(named, format!("1.{minor}"), "{help}");
+}
