@@ -286,7 +286,7 @@ fn init_writes_a_clean_starter_and_never_overwrites() {
         (
             &["--distribution", "rke2"][..],
             "rke2.yaml",
-            "\"v1.33.5+rke2r1\"",
+            "\"v1.35.7+rke2r1\"",
             "rke2/win-worker-0/install.ps1",
         ),
         (
@@ -297,7 +297,7 @@ fn init_writes_a_clean_starter_and_never_overwrites() {
                 "https://rancher.example.com",
             ][..],
             "rancher.yaml",
-            "\"v1.33.5+rke2r1\"",
+            "\"v1.35.7+rke2r1\"",
             "rancher/win-worker-0/register.ps1",
         ),
     ] {

@@ -33,7 +33,7 @@ use std::process::Command;
 const MAIN_EXAMPLE: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
 const KUBECLUSTER: &str = "examples/kubeadm-vxlan-windows.yaml";
 const RANCHER_AZURE: &str = "examples/rancher-2.14-terraform-azure.yaml";
-const RKE2: &str = "examples/rke2-1.31-flannel-windows.yaml";
+const RKE2: &str = "examples/rke2-1.35-flannel-windows.yaml";
 
 /// The mistake.
 enum Edit {
@@ -103,7 +103,7 @@ const MISTAKES: &[Mistake] = &[
         what: "an RKE2 release without its patch",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.14+rke2r1\"",
+            correct: "\"v1.35.7+rke2r1\"",
             mistaken: "\"1.35\"",
         },
         code: "HG009",
@@ -114,11 +114,11 @@ const MISTAKES: &[Mistake] = &[
         what: "an RKE2 release with k3s's suffix",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.14+rke2r1\"",
-            mistaken: "\"v1.31.14+k3s1\"",
+            correct: "\"v1.35.7+rke2r1\"",
+            mistaken: "\"v1.35.7+k3s1\"",
         },
         code: "HG601",
-        line_with: "\"v1.31.14+k3s1\"",
+        line_with: "\"v1.35.7+k3s1\"",
         apply: Apply::Value,
     },
     Mistake {
@@ -136,29 +136,29 @@ const MISTAKES: &[Mistake] = &[
         what: "an RKE2 patch typo, told the newest release of the same minor (review row 35)",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.14+rke2r1\"",
-            mistaken: "\"v1.31.99+rke2r1\"",
+            correct: "\"v1.35.7+rke2r1\"",
+            mistaken: "\"v1.35.99+rke2r1\"",
         },
         code: "HG601",
-        line_with: "\"v1.31.99+rke2r1\"",
+        line_with: "\"v1.35.99+rke2r1\"",
         apply: Apply::Value,
     },
     Mistake {
         what: "an RKE2 release between published ones, told the nearest",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.14+rke2r1\"",
-            mistaken: "\"v1.31.10+rke2r9\"",
+            correct: "\"v1.35.7+rke2r1\"",
+            mistaken: "\"v1.35.5+rke2r9\"",
         },
         code: "HG601",
-        line_with: "\"v1.31.10+rke2r9\"",
+        line_with: "\"v1.35.5+rke2r9\"",
         apply: Apply::Value,
     },
     Mistake {
         what: "an RKE2 release of a minor that cannot exist: one finding, one answer (review row 38)",
         spec: RKE2,
         edit: Edit::Replace {
-            correct: "\"v1.31.14+rke2r1\"",
+            correct: "\"v1.35.7+rke2r1\"",
             mistaken: "\"v1.40.1+rke2r1\"",
         },
         code: "HG319",
@@ -1150,14 +1150,14 @@ fn human_reports_never_wrap_inside_a_code_span() {
 #[test]
 fn an_rke2_release_that_does_not_exist_is_told_one_of_its_minor() {
     let original = std::fs::read_to_string(root().join(RKE2)).unwrap();
-    for mistaken in ["v1.31.99+rke2r1", "v1.31.10+rke2r9"] {
-        let spec = original.replacen("\"v1.31.14+rke2r1\"", &format!("\"{mistaken}\""), 1);
+    for mistaken in ["v1.35.99+rke2r1", "v1.35.5+rke2r9"] {
+        let spec = original.replacen("\"v1.35.7+rke2r1\"", &format!("\"{mistaken}\""), 1);
         let found = findings(&format!("rke2-{mistaken}.yaml"), &spec);
         let [finding] = found.as_slice() else {
             panic!("{mistaken}: {found:?}")
         };
         let snippet = *snippets(&finding.help).last().unwrap();
-        assert!(snippet.starts_with("\"v1.31."), "{mistaken}: {finding:?}");
+        assert!(snippet.starts_with("\"v1.35."), "{mistaken}: {finding:?}");
     }
 }
 

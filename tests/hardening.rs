@@ -704,7 +704,7 @@ fn render_under_strace(spec: &str, out: &Path, syscall: &str, inject: &str) -> R
 }
 
 const OLD_SPEC: &str = "examples/kubeadm-1.36-vxlan-windows.yaml";
-const NEW_SPEC: &str = "examples/rke2-1.31-flannel-windows.yaml";
+const NEW_SPEC: &str = "examples/rke2-1.35-flannel-windows.yaml";
 
 /// Files of the user's beside the artifacts, which every render carries over.
 const USER_FILES: [(&str, &str); 2] = [("NOTES.md", "mine\n"), ("notes/deep/a.txt", "also mine\n")];

@@ -354,7 +354,7 @@ const SEPARATED: &str = "\"v=2\\n\u{2028}server: https://203.0.113.66:9345\\n\u{
 #[test]
 fn line_separators_in_rke2_config_never_reach_a_file_raw() {
     // `networkName` is not read on RKE2 (HG604 warns) but reaches plan.json.
-    let standalone = example("rke2-1.31-flannel-windows.yaml")
+    let standalone = example("rke2-1.35-flannel-windows.yaml")
         .replace(
             "\nrke2:\n",
             &format!("\nrke2:\n  config:\n    kubelet-arg:\n      - {SEPARATED}\n"),

@@ -125,7 +125,7 @@ fn qualified_node_names_plan_and_render_in_every_example() {
     for (example, per_node) in [
         ("kubeadm-1.36-vxlan-windows.yaml", true),
         ("kubeadm-vxlan-windows.yaml", true),
-        ("rke2-1.31-flannel-windows.yaml", true),
+        ("rke2-1.35-flannel-windows.yaml", true),
         ("rancher-2.14-custom-windows.yaml", true),
         ("rancher-2.14-terraform-azure.yaml", true),
         ("rancher-gce-host-gw.yaml", false),
@@ -170,7 +170,7 @@ fn qualified_node_names_plan_and_render_in_every_example() {
 
 #[test]
 fn a_node_name_longer_than_a_label_value_is_refused_with_that_reason() {
-    let (spec, _, _) = qualified("rke2-1.31-flannel-windows.yaml", "long-name");
+    let (spec, _, _) = qualified("rke2-1.35-flannel-windows.yaml", "long-name");
     let text = std::fs::read_to_string(&spec).unwrap().replace(
         &format!("win-agent-1{DOMAIN}"),
         &format!("win-agent-1-with-a-name-longer-than-a-label-value{DOMAIN}"),

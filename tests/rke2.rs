@@ -299,9 +299,9 @@ fn keys_of(value: &serde_json::Value) -> Vec<&str> {
 /// its Kubernetes release, and its users pin RKE2 releases.
 #[test]
 fn a_kube_proxy_advisory_on_rke2_names_an_rke2_release() {
-    let text = std::fs::read_to_string(root().join("examples/rke2-1.31-flannel-windows.yaml"))
+    let text = std::fs::read_to_string(root().join("examples/rke2-1.35-flannel-windows.yaml"))
         .unwrap()
-        .replace("v1.31.14+rke2r1", "v1.31.5+rke2r1");
+        .replace("v1.35.7+rke2r1", "v1.31.5+rke2r1");
     let checked = pipeline::check("rke2.yaml", text.into_bytes());
     let helps: Vec<String> = checked
         .diagnostics

@@ -45,7 +45,7 @@ fn printed(output: &Output) -> String {
 fn base_of(pointer: &str) -> (&'static str, &'static str) {
     match pointer {
         "/rke2/token" => (
-            "examples/rke2-1.31-flannel-windows.yaml",
+            "examples/rke2-1.35-flannel-windows.yaml",
             "token: {fromEnv: RKE2_TOKEN}",
         ),
         "/windows/controlPlane/kubeadmToken" => (
@@ -388,7 +388,7 @@ fn rke2_install_scripts_refuse_to_run_without_a_well_formed_token() {
     let rendered = hybridgen(
         &[
             "render",
-            "examples/rke2-1.31-flannel-windows.yaml",
+            "examples/rke2-1.35-flannel-windows.yaml",
             "--out",
             out.join("r").to_str().unwrap(),
         ],
@@ -446,7 +446,7 @@ fn windows_scripts_read_every_secret_they_need_from_the_environment() {
             ["KUBEADM_TOKEN", "KUBEADM_CA_HASH"].as_slice(),
         ),
         (
-            "examples/rke2-1.31-flannel-windows.yaml",
+            "examples/rke2-1.35-flannel-windows.yaml",
             ["RKE2_TOKEN"].as_slice(),
         ),
     ] {

@@ -519,7 +519,7 @@ fn print_capture_names_the_flavours_namespace_and_optional_objects() {
     // HelmChartConfigs, and has no kubeadm ConfigMaps.
     let rke2 = stdout(&hybridgen(&[
         "verify",
-        "examples/rke2-1.31-flannel-windows.yaml",
+        "examples/rke2-1.35-flannel-windows.yaml",
         "--print-capture",
     ]));
     for expected in [

@@ -179,7 +179,7 @@ fn the_rendered_wins_files_are_stable() {
 
 #[test]
 fn the_setup_is_ignored_with_a_warning_where_the_distribution_joins_windows_itself() {
-    let text = read("examples/rke2-1.31-flannel-windows.yaml").replace(
+    let text = read("examples/rke2-1.35-flannel-windows.yaml").replace(
         "windows:\n  build: \"10.0.20348.2762\"",
         "windows:\n  setup: wins-daemonsets\n  build: \"10.0.20348.2762\"",
     );
