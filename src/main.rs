@@ -1,7 +1,5 @@
 //! The `hybridgen` command: parse the arguments, run, and map the outcome to an exit code.
 
-#![forbid(unsafe_code)]
-
 use clap::Parser;
 use std::process::ExitCode;
 

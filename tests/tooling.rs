@@ -397,6 +397,32 @@ fn modules_import_without_cycles() {
     assert_eq!(output.status.code(), Some(0));
 }
 
+/// `unsafe` is forbidden for every target by Cargo.toml's `[lints]`, so no module can allow it
+/// again, and no Rust file of the repository (src/, tests/, benches/, examples/) holds the word.
+#[test]
+fn no_code_is_unsafe() {
+    let manifest = read("Cargo.toml");
+    assert!(
+        manifest.contains("[lints.rust]\n") && manifest.contains("\nunsafe_code = \"forbid\"\n"),
+        "Cargo.toml does not forbid unsafe code"
+    );
+    let mut found = Vec::new();
+    let mut read_files = 0;
+    for folder in ["src", "tests", "benches", "examples"] {
+        for path in walk(&root().join(folder)) {
+            if path.extension().is_some_and(|ext| ext == "rs") {
+                read_files += 1;
+                let text = std::fs::read_to_string(&path).unwrap();
+                if text.contains("unsafe") && !path.ends_with("tests/tooling.rs") {
+                    found.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(read_files > 100, "only {read_files} Rust files read");
+    assert_eq!(found, Vec::<String>::new());
+}
+
 /// `MAIN_EXAMPLE`, which the tests plan, render and verify as a user's first spec, is the one the
 /// README calls the main example.
 #[test]

@@ -1,11 +1,6 @@
 //! Running the real binary under a watchdog, with its exit, output, time and peak memory
-//! (`ru_maxrss` from `wait4`): a hang or a runaway allocation fails a test instead of stalling it.
-//! Neither std nor rustix wraps `wait4` with the child's resource usage, hence the `unsafe` here,
-//! the only `unsafe` in the repository.
-#![expect(
-    unsafe_code,
-    reason = "wait4 and kill on the child's own pid, as the SAFETY notes say"
-)]
+//! (`ru_maxrss` from `wait4`, through the `wait4` crate's safe wrapper): a hang or a runaway
+//! allocation fails a test instead of stalling it.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -32,7 +27,7 @@ pub fn run(mut command: Command, limit: Duration) -> Watched {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let pid = child.id() as libc::pid_t;
+    let pid = rustix::process::Pid::from_child(&child);
     let streams = [
         Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
         Box::new(child.stderr.take().unwrap()),
@@ -54,20 +49,17 @@ pub fn run(mut command: Command, limit: Duration) -> Watched {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            // SAFETY: the child is not reaped until wait4 returns, which sets `finished` only
-            // afterwards, so the pid is still ours.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            // The child is not reaped until wait4 returns, and `finished` is set right after, so
+            // the pid is still the child's.
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         })
     };
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let used = wait4::Wait4::wait4(&mut child).unwrap();
+    // Every process maps some memory: a zero would make each memory limit below pass unread.
+    assert!(used.rusage.maxrss > 0, "wait4 reported no peak memory");
     let elapsed = started.elapsed();
     finished.store(true, Ordering::SeqCst);
     watchdog.join().unwrap();
-    assert_eq!(waited, pid);
     let [stdout, stderr] = readers.map(|reader| {
         // A reader whose pipe a leftover process still holds is not waited for.
         let deadline = Instant::now() + Duration::from_secs(5);
@@ -81,10 +73,10 @@ pub fn run(mut command: Command, limit: Duration) -> Watched {
         }
     });
     Watched {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        code: used.status.code(),
         stdout,
         stderr,
         elapsed,
-        peak_kb: usage.ru_maxrss,
+        peak_kb: i64::try_from(used.rusage.maxrss / 1024).unwrap_or(i64::MAX),
     }
 }

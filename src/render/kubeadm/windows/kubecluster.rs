@@ -898,7 +898,7 @@ nodes:
     }
 
     #[test]
-    fn unsafe_node_names_are_refused() {
+    fn node_names_that_would_leave_windows_are_refused() {
         for name in ["../evil", "a/b", r"a\b", ".hidden", "x..y", ""] {
             let mut spec = spec();
             spec.nodes[3].name = name.into();

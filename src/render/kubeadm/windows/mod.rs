@@ -56,12 +56,12 @@ pub fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
 
 /// Node names become directory names: refuse anything that could leave `windows/`.
 fn checked_node_name(name: &str) -> Result<&str, RenderError> {
-    let unsafe_name = name.is_empty()
+    let leaves_its_directory = name.is_empty()
         || name.contains(['/', '\\'])
         || name.contains("..")
         || name.starts_with('.')
         || name.chars().any(char::is_control);
-    if unsafe_name {
+    if leaves_its_directory {
         Err(RenderError(format!(
             "node name {name:?} cannot be used as a directory name under `windows/`"
         )))
