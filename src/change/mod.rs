@@ -388,7 +388,7 @@ fn in_place(
 
 /// The public source of a finding that leaves no plan.
 fn blocked_source(finding: &Diagnostic) -> &'static str {
-    use crate::plan::releases::{containerd, skew};
+    use crate::plan::releases::{containerd, kubernetes, skew};
     match finding.code() {
         code if code == change_rules::CONTAINERD_DOWNGRADE.code
             || code == change_rules::CONTAINERD_LINE_UNKNOWN.code =>
@@ -396,9 +396,7 @@ fn blocked_source(finding: &Diagnostic) -> &'static str {
             containerd::UPGRADE_ONE_LINE_AT_A_TIME
         }
         code if code == change_rules::UPGRADE_RELEASE_UNAVAILABLE.code => skew::RKE2_UPGRADE,
-        code if code == change_rules::KUBERNETES_OUTSIDE_TABLE.code => {
-            "https://kubernetes.io/releases/"
-        }
+        code if code == change_rules::KUBERNETES_OUTSIDE_TABLE.code => kubernetes::RELEASES_PAGE,
         _ => skew::KUBEADM_UPGRADE,
     }
 }

@@ -13,6 +13,7 @@
 //!
 //! Every version decision is made here from the table; the templates only format the values.
 
+use super::yaml::indented;
 use super::{Artifact, Input, RenderError};
 use crate::plan::WindowsSetup;
 use crate::plan::flannel_release::{Feature, FlannelRelease, Layout, PER_ARCH, Rbac, Resolved};
@@ -298,11 +299,7 @@ fn patches(layout: Layout, kubernetes: &Release) -> Result<Vec<Artifact>, Render
 fn json_block<T: Serialize>(value: &T) -> Result<String, RenderError> {
     let json = crate::escape::json_pretty(value)
         .map_err(|error| RenderError(format!("flannel: cannot write JSON: {error}")))?;
-    Ok(json
-        .lines()
-        .map(|line| format!("    {line}"))
-        .collect::<Vec<_>>()
-        .join("\n"))
+    Ok(indented(&json))
 }
 
 /// `net-conf.json`, keys in the order flannel's manifest writes them.

@@ -20,6 +20,14 @@ pub(crate) fn document(value: &Value) -> String {
     out
 }
 
+/// JSON indented four spaces, for a block scalar under `data:` in a template.
+pub(crate) fn indented(json: &str) -> String {
+    json.lines()
+        .map(|line| format!("    {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn mapping(map: &serde_json::Map<String, Value>, indent: usize, out: &mut String) {
     for (key, value) in map {
         out.push_str(&" ".repeat(indent));

@@ -1570,6 +1570,14 @@ struct Group {
 }
 
 impl Group {
+    fn new(location: crate::diagnostic::Location, live: &Live<String>) -> Group {
+        Group {
+            location,
+            names: Vec::new(),
+            source: live.source.clone(),
+        }
+    }
+
     fn add(
         groups: &mut BTreeMap<usize, Group>,
         row: usize,
@@ -1579,11 +1587,7 @@ impl Group {
     ) {
         groups
             .entry(row)
-            .or_insert_with(|| Group {
-                location: location(),
-                names: Vec::new(),
-                source: live.source.clone(),
-            })
+            .or_insert_with(|| Group::new(location(), live))
             .names
             .push(format!("`{name}` ({})", live.value));
     }
@@ -1821,14 +1825,9 @@ fn check_running_rke2(context: &LiveContext, found: &mut Vec<Diagnostic>) {
             continue;
         }
         let key = (release.major, release.minor, release.patch, revision);
-        let entry = groups.entry(key).or_insert_with(|| {
-            let group = Group {
-                location: value("/kubernetes/version"),
-                names: Vec::new(),
-                source: version.source.clone(),
-            };
-            (resolved, group)
-        });
+        let entry = groups
+            .entry(key)
+            .or_insert_with(|| (resolved, Group::new(value("/kubernetes/version"), version)));
         entry.1.names.push(format!("`{}`", node.name));
     }
     for ((_, minor, _, _), (resolved, group)) in groups {
@@ -1896,14 +1895,9 @@ fn check_running_containerd(context: &LiveContext, found: &mut Vec<Diagnostic>) 
         else {
             continue;
         };
-        let entry = groups.entry(row).or_insert_with(|| {
-            let group = Group {
-                location: value(node_pointer(index, "")),
-                names: Vec::new(),
-                source: runtime.source.clone(),
-            };
-            (release, group)
-        });
+        let entry = groups
+            .entry(row)
+            .or_insert_with(|| (release, Group::new(value(node_pointer(index, "")), runtime)));
         entry.0 = entry.0.max(release);
         entry
             .1

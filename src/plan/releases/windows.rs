@@ -62,38 +62,30 @@ const fn images(nanoserver: &'static str, servercore: &'static str) -> Option<Ba
     })
 }
 
+/// A build before Windows Server 2019: no Kubernetes minor lists it, and it has none of the
+/// features the table tracks (overlay, DSR, the bind filter).
+const fn before_2019(
+    build: u32,
+    name: &'static str,
+    tags: &'static [&'static str],
+) -> WindowsRelease {
+    WindowsRelease {
+        build,
+        name,
+        tags,
+        images: None,
+        overlay: Update::Never,
+        dsr: Update::Never,
+        bind_filter: Update::Never,
+        kubernetes: None,
+    }
+}
+
 /// Every build, oldest first.
 pub static BUILDS: &[WindowsRelease] = &[
-    WindowsRelease {
-        build: 14393,
-        name: "Windows Server 2016 (1607)",
-        tags: &["ltsc2016", "1607"],
-        images: None,
-        overlay: Update::Never,
-        dsr: Update::Never,
-        bind_filter: Update::Never,
-        kubernetes: None,
-    },
-    WindowsRelease {
-        build: 16299,
-        name: "Windows Server 1709",
-        tags: &["1709"],
-        images: None,
-        overlay: Update::Never,
-        dsr: Update::Never,
-        bind_filter: Update::Never,
-        kubernetes: None,
-    },
-    WindowsRelease {
-        build: 17134,
-        name: "Windows Server 1803",
-        tags: &["1803"],
-        images: None,
-        overlay: Update::Never,
-        dsr: Update::Never,
-        bind_filter: Update::Never,
-        kubernetes: None,
-    },
+    before_2019(14393, "Windows Server 2016 (1607)", &["ltsc2016", "1607"]),
+    before_2019(16299, "Windows Server 1709", &["1709"]),
+    before_2019(17134, "Windows Server 1803", &["1803"]),
     // Dropped from the Kubernetes page for 1.35 (kubernetes/website PR #53724).
     WindowsRelease {
         build: 17763,

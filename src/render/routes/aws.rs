@@ -1,9 +1,7 @@
 //! AWS: `routes/aws.sh` and `routes/aws.tf.json`.
 
 use super::terraform::{terraform_name, unique_insert};
-use super::{
-    cloud_artifacts, missing, node_cloud, node_missing, node_routes, setting, subnet_origin,
-};
+use super::{cloud_artifacts, missing, node_identity, node_routes, setting, subnet_origin};
 use crate::render::script::{Script, script_value, shell_quote};
 use crate::render::terraform::Expression;
 use crate::render::{Artifact, Input, RenderError};
@@ -48,10 +46,7 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let mut lookups = BTreeMap::new();
     let mut resources = BTreeMap::new();
     for route in &routes {
-        let instance = node_cloud(spec, route)
-            .and_then(|cloud| cloud.instance_id.as_deref())
-            .ok_or_else(|| node_missing(route.name, "instanceId"))?;
-        script_value(instance, "cloud.instanceId")?;
+        let instance = node_identity(spec, route)?;
         let name = script_value(route.name, "node name")?;
         let cidr = route.destination.to_string();
         let common = format!(

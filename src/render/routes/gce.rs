@@ -2,8 +2,7 @@
 
 use super::terraform::{terraform_name, unique_insert};
 use super::{
-    cloud_artifacts, cloud_route_name, missing, node_cloud, node_missing, node_routes, setting,
-    subnet_origin,
+    cloud_artifacts, cloud_route_name, missing, node_identity, node_routes, setting, subnet_origin,
 };
 use crate::render::script::{Script, script_value, shell_quote};
 use crate::render::{Artifact, Input, RenderError};
@@ -55,10 +54,7 @@ pub(super) fn render(input: &Input) -> Result<Vec<Artifact>, RenderError> {
     let mut names = BTreeSet::new();
     let mut resources = BTreeMap::new();
     for route in &routes {
-        let zone = node_cloud(spec, route)
-            .and_then(|cloud| cloud.zone.as_deref())
-            .ok_or_else(|| node_missing(route.name, "zone"))?;
-        script_value(zone, "cloud.zone")?;
+        let zone = node_identity(spec, route)?;
         let instance = script_value(route.name, "node name")?;
         let name = cloud_route_name(cluster, instance, GCE_NAME_MAX);
         if !names.insert(name.clone()) {

@@ -19,7 +19,7 @@ mod terraform;
 use super::script::{Script, script_value};
 use super::{Artifact, Input, RenderError};
 use crate::plan::{ExternalRoutes, Plan, SubnetSource, cloud};
-use crate::spec::{NodeCloud, Os, Provider, Spec};
+use crate::spec::{Os, Provider, Spec};
 use hosts::host_script_path;
 use ipnet::Ipv4Net;
 use serde::Serialize;
@@ -236,10 +236,6 @@ pub(super) fn subnet_origin(plan: &Plan) -> Result<Vec<String>, RenderError> {
     Ok(lines)
 }
 
-pub(super) fn node_cloud<'a>(spec: &'a Spec, route: &NodeRoute) -> Option<&'a NodeCloud> {
-    spec.nodes.get(route.index)?.cloud.as_ref()
-}
-
 pub(super) fn missing(what: &str) -> RenderError {
     RenderError(format!("routes: `{what}` is missing"))
 }
@@ -250,8 +246,22 @@ pub(super) fn setting<'a>(value: &'a Option<String>, field: &str) -> Result<&'a 
     script_value(value, field)
 }
 
-pub(super) fn node_missing(node: &str, field: &str) -> RenderError {
-    RenderError(format!("routes: node `{node}` has no `cloud.{field}`"))
+/// A node's identifier at its cloud (the `node_identity` of the cloud's row): present, and fit
+/// for a script.
+pub(super) fn node_identity<'a>(spec: &'a Spec, route: &NodeRoute) -> Result<&'a str, RenderError> {
+    let row = cloud::traits(spec.provider()).ok_or_else(|| missing("cloud"))?;
+    let (field, read) = (row.node_identity.field, row.node_identity.read);
+    let value = spec
+        .nodes
+        .get(route.index)
+        .and_then(|node| node.cloud.as_ref());
+    let value = value.and_then(read).ok_or_else(|| {
+        RenderError(format!(
+            "routes: node `{}` has no `cloud.{field}`",
+            route.name
+        ))
+    })?;
+    script_value(value, &format!("cloud.{field}"))
 }
 
 /// A cloud's route script and its Terraform twin.

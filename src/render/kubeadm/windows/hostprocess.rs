@@ -13,6 +13,7 @@ use super::node_settings;
 use crate::plan::Plan;
 use crate::plan::pins::WINDOWS_CNI_CONFIG_VERSION;
 use crate::plan::releases::kubernetes::KubernetesRelease;
+use crate::render::yaml::indented;
 use crate::render::{Artifact, Input, RenderError};
 use crate::spec::Backend;
 use minijinja::context;
@@ -152,14 +153,6 @@ pub(crate) fn cni_conf_json(
     };
     serde_json::to_string_pretty(&conf)
         .map_err(|error| RenderError(format!("cannot write the Windows CNI config: {error}")))
-}
-
-/// JSON indented four spaces, for a block scalar under `data:`.
-fn indented(json: &str) -> String {
-    json.lines()
-        .map(|line| format!("    {line}"))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[derive(Serialize)]

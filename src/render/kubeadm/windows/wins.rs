@@ -9,6 +9,7 @@ use super::node_settings;
 use crate::plan::{
     WinsAdapterProblem, wins_adapter_problems, wins_flannel_image, wins_kube_proxy_image,
 };
+use crate::render::yaml::indented;
 use crate::render::{Artifact, Input, RenderError};
 use crate::spec::Backend;
 use minijinja::context;
@@ -114,11 +115,7 @@ fn cni_conf(network_name: &str, vxlan: bool) -> Result<String, RenderError> {
     });
     let text = serde_json::to_string_pretty(&conf)
         .map_err(|error| RenderError(format!("the Windows CNI configuration: {error}")))?;
-    Ok(text
-        .lines()
-        .map(|line| format!("    {line}"))
-        .collect::<Vec<_>>()
-        .join("\n"))
+    Ok(indented(&text))
 }
 
 #[derive(Serialize)]
