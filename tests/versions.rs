@@ -499,3 +499,77 @@ fn the_containerd_the_help_names_plans_clean() {
         }
     }
 }
+
+/// Every description of the JSON Schema, its line breaks read as spaces.
+fn schema_descriptions() -> Vec<String> {
+    fn walk(value: &serde_json::Value, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    match value {
+                        serde_json::Value::String(text) if key == "description" => {
+                            found.push(text.replace('\n', " "));
+                        }
+                        _ => walk(value, found),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|item| walk(item, found)),
+            _ => {}
+        }
+    }
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/hybridgen.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut found = Vec::new();
+    walk(&schema, &mut found);
+    found
+}
+
+/// The schema, which editors show as a field's help, states the defaults the tables use: each
+/// minor's containerd, the Rancher release assumed, and the newest flannel. A table change that leaves the text
+/// behind fails here.
+#[test]
+fn the_schema_states_the_defaults_of_the_tables() {
+    let mut groups: Vec<(hybridgen::plan::version::Release, u32, u32)> = Vec::new();
+    for row in kubernetes::RELEASES
+        .iter()
+        .filter(|row| row.minor >= FIRST_MINOR)
+    {
+        match groups.last_mut() {
+            Some((default, _, last)) if *default == row.default_containerd => *last = row.minor,
+            _ => groups.push((row.default_containerd, row.minor, row.minor)),
+        }
+    }
+    let newest = kubernetes::newest().minor;
+    let phrases: Vec<String> = groups
+        .iter()
+        .enumerate()
+        .map(|(at, (default, first, last))| match at {
+            0 => format!("{default} through 1.{last}"),
+            _ if *last == newest => format!("{default} from 1.{first}"),
+            _ => format!("{default} on 1.{first} to 1.{last}"),
+        })
+        .collect();
+    let (last, others) = phrases.split_last().unwrap();
+    let containerd = format!(
+        "Default: the Kubernetes minor's, {} and {last}",
+        others.join(", ")
+    );
+    let rancher = format!(
+        "Default: {}.",
+        hybridgen::plan::rke2::DEFAULT_RANCHER_VERSION
+    );
+    let flannel = format!(
+        "Default: the newest release hybridgen knows, {} ",
+        hybridgen::plan::default_flannel_version()
+    );
+    let descriptions = schema_descriptions();
+    for expected in [containerd, rancher, flannel] {
+        assert!(
+            descriptions.iter().any(|text| text.contains(&expected)),
+            "no schema description says {expected:?}"
+        );
+    }
+}

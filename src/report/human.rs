@@ -192,7 +192,7 @@ fn push_plan_text(out: &mut Pieces, name: &str, spec: &Spec, plan: &Plan) -> io:
     out.text
         .push_str(&format!("\n  routes ({}):\n", plan.routes.len()));
     // Written in place: at 65,536 nodes this text is 5 MB, and a `format!` per route and cell
-    // was a third of the run.
+    // would make a string for each only to copy it.
     for route in &plan.routes {
         let node = &plan.nodes[route.node];
         let how = match (flannel.backend, node.os) {

@@ -272,7 +272,7 @@ impl PodCidrs {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Flannel {
     /// The flannel release (image tag), e.g. `v0.11.0`. Selects the manifest flavour.
-    /// Default: the release named in the README.
+    /// Default: the newest release hybridgen knows, v0.28.9 (on RKE2: the release's own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"v0.11.0")]
     pub version: Option<String>,
