@@ -1,8 +1,9 @@
 //! `--format sarif`: SARIF 2.1.0 for GitHub code scanning. Every rule is listed once, in code
 //! order; results refer to them by id and index.
 
-use super::{FileReport, Place, pod_subnets, rule_url, shown_text};
+use super::{FileReport, NodeSubnet, Place, pod_subnets, rule_url, shown_text};
 use crate::rules;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 pub fn render(reports: &[FileReport]) -> String {
@@ -79,25 +80,69 @@ pub fn render(reports: &[FileReport]) -> String {
             })
         })
         .collect();
-    let mut document = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        runs: [Run {
+            column_kind: "unicodeCodePoints",
+            properties: Properties {
+                omitted_results: omitted,
+                pod_subnets: subnets
+                    .into_iter()
+                    .map(|planned| SortedPodSubnets {
+                        file: planned.file,
+                        nodes: planned.nodes,
+                        pod_cidrs: planned.pod_cidrs,
+                    })
+                    .collect(),
+            },
+            results,
+            tool: json!({"driver": {
                 "name": "hybridgen",
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-            "properties": {"omittedResults": omitted},
+            }}),
         }],
-    });
-    if !subnets.is_empty() {
-        // A property bag (SARIF 2.1.0 §3.8): each planned spec's node subnets and their source.
-        document["runs"][0]["properties"]["podSubnets"] = json!(subnets);
-    }
-    crate::escape::json_pretty(&document).unwrap_or_default() + "\n"
+        version: "2.1.0",
+    };
+    crate::escape::json_pretty(&log).unwrap_or_default() + "\n"
+}
+
+/// The log, its keys in the alphabetical order a `serde_json::Value` gives the rest of it. The
+/// pod subnets are written straight from the plan: made into a value of their own, one small map
+/// a node, they were most of a 65,536-node report's memory.
+#[derive(Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    runs: [Run<'a>; 1],
+    version: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    column_kind: &'static str,
+    properties: Properties<'a>,
+    results: Vec<Value>,
+    tool: Value,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Properties<'a> {
+    omitted_results: Vec<Value>,
+    /// A property bag (SARIF 2.1.0 §3.8): each planned spec's node subnets and their source.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pod_subnets: Vec<SortedPodSubnets<'a>>,
+}
+
+/// [`super::PodSubnets`] with its keys in the log's order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SortedPodSubnets<'a> {
+    file: &'a str,
+    nodes: Vec<NodeSubnet<'a>>,
+    pod_cidrs: &'static str,
 }
 
 fn location(file: &str, place: &Place) -> Value {
