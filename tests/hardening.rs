@@ -63,6 +63,22 @@ fn run_command(mut command: Command) -> Run {
     watched::run(command, WATCHDOG)
 }
 
+/// The watchdog every run here relies on: a child still running at its limit is killed, the
+/// run ends soon after, and it reports the signal, not an exit code.
+#[test]
+fn the_watchdog_kills_a_child_past_its_limit() {
+    let mut command = Command::new("sleep");
+    command.arg("60");
+    let run = watched::run(command, Duration::from_millis(300));
+    assert_eq!(run.code, None);
+    assert!(
+        run.elapsed < Duration::from_secs(20),
+        "took {:?}",
+        run.elapsed
+    );
+    assert!(run.peak_kb > 0);
+}
+
 fn hybridgen(args: &[&str]) -> Run {
     let mut command = Command::new(binary());
     with_secrets(&mut command).args(args).env_remove("CI");

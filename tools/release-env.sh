@@ -6,12 +6,11 @@
 #
 # On Linux with glibc it is a static position-independent executable (static-pie, rustc's
 # `crt-static` target feature): glibc is linked in, so starting it maps no shared library and
-# binds no symbol, and a small `plan` takes 0.73 of a dynamic build's time (BENCHMARKS.md,
-# "Start-up"). It keeps the address-space layout randomisation and read-only relocations of the
-# default build, and runs on any Linux of the same architecture, whatever its libc. hybridgen
-# uses none of the glibc parts that need shared libraries at run time (name service lookups,
-# iconv, locales); kubectl is started as a program. Elsewhere the release binary is the default
-# build.
+# binds no symbol, which shortens a small `plan` (BENCHMARKS.md, "Start-up"). It keeps the
+# address-space layout randomisation and read-only relocations of the default build, and runs on
+# any Linux of the same architecture, whatever its libc. hybridgen uses none of the glibc parts
+# that need shared libraries at run time (name service lookups, iconv, locales); kubectl is
+# started as a program. Elsewhere the release binary is the default build.
 #
 # `--target` is what keeps the flag to hybridgen's own code and its dependencies: without it Cargo
 # applies target flags to build scripts and proc macros too, and a proc macro cannot be static.

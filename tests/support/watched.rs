@@ -49,17 +49,23 @@ pub fn run(mut command: Command, limit: Duration) -> Watched {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            // The child is not reaped until wait4 returns, and `finished` is set right after, so
-            // the pid is still the child's.
+            // The child is reaped only after this thread is joined, so the pid is still the
+            // child's (at worst a zombie's) and the kill cannot reach another process.
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         })
     };
-    let used = wait4::Wait4::wait4(&mut child).unwrap();
-    // Every process maps some memory: a zero would make each memory limit below pass unread.
-    assert!(used.rusage.maxrss > 0, "wait4 reported no peak memory");
+    // Waited for without reaping it (`waitid` with `WNOWAIT`), so that the watchdog is stopped
+    // while the pid is still the child's; `wait4` then reaps it and reads its peak memory.
+    let exited = rustix::process::WaitIdOptions::EXITED | rustix::process::WaitIdOptions::NOWAIT;
+    while let Err(errno) = rustix::process::waitid(rustix::process::WaitId::Pid(pid), exited) {
+        assert_eq!(errno, rustix::io::Errno::INTR, "waitid failed");
+    }
     let elapsed = started.elapsed();
     finished.store(true, Ordering::SeqCst);
     watchdog.join().unwrap();
+    let used = wait4::Wait4::wait4(&mut child).unwrap();
+    // Every process maps some memory: a zero would make each memory limit below pass unread.
+    assert!(used.rusage.maxrss > 0, "wait4 reported no peak memory");
     let [stdout, stderr] = readers.map(|reader| {
         // A reader whose pipe a leftover process still holds is not waited for.
         let deadline = Instant::now() + Duration::from_secs(5);
