@@ -41,7 +41,10 @@ fn json_escapes(c: char) -> bool {
 /// `\uXXXX`. Outside strings serde_json writes ASCII only, so each such character is inside a
 /// string, where the escape means the same character: the document reads back the same.
 pub fn json_text(text: String) -> String {
-    if !text.chars().any(json_escapes) {
+    // Each character it escapes is DEL or beyond ASCII, so only the text from the first such
+    // byte (a character boundary: every byte before it is ASCII) is decoded to look for one.
+    let first = text.bytes().position(|byte| byte >= 0x7f);
+    if !first.is_some_and(|first| text[first..].chars().any(json_escapes)) {
         return text;
     }
     let mut escaped = String::with_capacity(text.len() + 16);
@@ -240,6 +243,24 @@ mod tests {
         );
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back, value);
+    }
+
+    #[test]
+    fn json_text_escapes_what_it_names_and_nothing_else() {
+        let named = [
+            '\u{61c}', '\u{200e}', '\u{2028}', '\u{2029}', '\u{202e}', '\u{2066}',
+        ];
+        for c in (0..0x800).filter_map(char::from_u32).chain(named) {
+            let text = format!("\"node-{c}\"");
+            let expected = if json_escapes(c) {
+                format!("\"node-\\u{:04x}\"", u32::from(c))
+            } else {
+                text.clone()
+            };
+            assert_eq!(json_text(text), expected, "{c:?}");
+        }
+        // A character it escapes after others beyond ASCII that it does not.
+        assert_eq!(json_text("\"ü…\u{2028}\"".into()), "\"ü…\\u2028\"");
     }
 
     #[test]
