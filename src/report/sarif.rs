@@ -108,8 +108,8 @@ pub fn render(reports: &[FileReport]) -> String {
 }
 
 /// The log, its keys in the alphabetical order a `serde_json::Value` gives the rest of it. The
-/// pod subnets are written straight from the plan: made into a value of their own, one small map
-/// a node, they were most of a 65,536-node report's memory.
+/// pod subnets are written straight from the plan, not first copied into a value of their own,
+/// one small map a node: the largest specs have tens of thousands of them.
 #[derive(Serialize)]
 struct Log<'a> {
     #[serde(rename = "$schema")]
